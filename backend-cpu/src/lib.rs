@@ -1,0 +1,1 @@
+//! `ComputeBackend` on the CPU.

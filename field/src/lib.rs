@@ -1,0 +1,11 @@
+//! BLS12-381 arithmetic for sluice: the scalar field `Fr`, the base field `Fq`, its quadratic
+//! extension `Fq2`, and the groups G1 and G2.
+//!
+//! Elements are stored in Montgomery form with little-endian 64-bit limbs, the same layout the
+//! OpenCL kernels use (as 32-bit limbs), so buffers cross the host/device boundary unconverted.
+#![no_std]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;

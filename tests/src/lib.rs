@@ -1,0 +1,1 @@
+//! Shared helpers for sluice's cross-crate and differential tests.

@@ -1,0 +1,2 @@
+//! sluice project commands.
+fn main() {}
