@@ -1,2 +1,66 @@
-//! sluice project commands.
-fn main() {}
+//! sluice's project commands, run as `cargo xtask <command>`.
+//!
+//! - `cargo xtask test`: the whole test suite (installs the OpenCL loader and PoCL first
+//!   where it runs as root; otherwise names the one command to run).
+//! - `cargo xtask bench`: the main job — see `cargo xtask bench --help`.
+
+mod opencl_setup;
+
+use std::process::{Command, ExitCode};
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [options]
+
+commands:
+  test     run the whole test suite (release mode), OpenCL tests on the platform found
+  help     print this message
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("test") => run_tests(&args[1..]),
+        Some("help") | Some("--help") | Some("-h") => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+        None => Err(USAGE.to_owned()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `cargo xtask test [extra cargo test args]`.
+fn run_tests(extra: &[String]) -> Result<(), String> {
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    opencl_setup::ensure_opencl_runtime()?;
+    let mut cmd = Command::new(cargo());
+    cmd.args(["test", "--workspace", "--release"]).args(extra);
+    if in_ci {
+        // In CI a missing OpenCL platform fails the OpenCL tests instead of skipping them.
+        cmd.env("SLUICE_REQUIRE_OPENCL", "1");
+    }
+    run(&mut cmd)
+}
+
+/// The cargo that invoked us, so toolchain overrides carry through.
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
+
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let status = cmd
+        .status()
+        .map_err(|e| format!("could not start {cmd:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{cmd:?} failed with {status}"))
+    }
+}
