@@ -9,3 +9,17 @@
 extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
+
+#[macro_use]
+mod macros;
+mod arith;
+#[cfg(feature = "serde")]
+mod serde_bytes;
+
+mod fq;
+mod fq2;
+mod fr;
+
+pub use fq::{Fq, FqRepr};
+pub use fq2::Fq2;
+pub use fr::Fr;

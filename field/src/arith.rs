@@ -1,0 +1,243 @@
+//! Limb arithmetic shared by every prime field of the crate.
+//!
+//! The Montgomery routines are generic over the limb count `N` and take the modulus as an
+//! argument, so `Fr` (N = 4) and `Fq` (N = 6) share one implementation; `#[inline(always)]`
+//! plus constant `N` lets LLVM fully unroll them per field. All routines are branch-free in
+//! the values they process.
+
+use ff::Field;
+use subtle::Choice;
+
+/// `a + b + carry`, returning (sum, carry out).
+#[inline(always)]
+pub(crate) const fn adc(a: u64, b: u64, carry: u64) -> (u64, u64) {
+    let t = (a as u128) + (b as u128) + (carry as u128);
+    (t as u64, (t >> 64) as u64)
+}
+
+/// `a - b - borrow`, where `borrow` is 0 or `u64::MAX`; returns (difference, borrow out in the
+/// same 0 / `u64::MAX` convention).
+#[inline(always)]
+pub(crate) const fn sbb(a: u64, b: u64, borrow: u64) -> (u64, u64) {
+    let t = (a as u128).wrapping_sub((b as u128) + ((borrow >> 63) as u128));
+    (t as u64, (t >> 64) as u64)
+}
+
+/// `a + b * c + carry`, returning (low, high). Cannot overflow 128 bits.
+#[inline(always)]
+pub(crate) const fn mac(a: u64, b: u64, c: u64, carry: u64) -> (u64, u64) {
+    let t = (a as u128) + (b as u128) * (c as u128) + (carry as u128);
+    (t as u64, (t >> 64) as u64)
+}
+
+/// Returns `a - m` if `a >= m`, else `a` (constant time). Requires `a < 2m`.
+#[inline(always)]
+pub(crate) fn sub_if_ge<const N: usize>(a: [u64; N], m: &[u64; N]) -> [u64; N] {
+    let mut d = [0u64; N];
+    let mut borrow = 0;
+    for i in 0..N {
+        (d[i], borrow) = sbb(a[i], m[i], borrow);
+    }
+    // borrow == MAX means a < m: keep a.
+    let mut out = [0u64; N];
+    for i in 0..N {
+        out[i] = (a[i] & borrow) | (d[i] & !borrow);
+    }
+    out
+}
+
+/// Modular addition of reduced inputs. Needs the modulus' top bit clear (2m < 2^(64N)).
+#[inline(always)]
+pub(crate) fn add_mod<const N: usize>(a: &[u64; N], b: &[u64; N], m: &[u64; N]) -> [u64; N] {
+    let mut s = [0u64; N];
+    let mut carry = 0;
+    for i in 0..N {
+        (s[i], carry) = adc(a[i], b[i], carry);
+    }
+    sub_if_ge(s, m)
+}
+
+/// Modular subtraction of reduced inputs.
+#[inline(always)]
+pub(crate) fn sub_mod<const N: usize>(a: &[u64; N], b: &[u64; N], m: &[u64; N]) -> [u64; N] {
+    let mut d = [0u64; N];
+    let mut borrow = 0;
+    for i in 0..N {
+        (d[i], borrow) = sbb(a[i], b[i], borrow);
+    }
+    // On underflow add m back (masked by the borrow, no branch).
+    let mut carry = 0;
+    for i in 0..N {
+        (d[i], carry) = adc(d[i], m[i] & borrow, carry);
+    }
+    d
+}
+
+/// Modular negation of a reduced input (`-0 = 0`).
+#[inline(always)]
+pub(crate) fn neg_mod<const N: usize>(a: &[u64; N], m: &[u64; N]) -> [u64; N] {
+    let mut d = [0u64; N];
+    let mut borrow = 0;
+    for i in 0..N {
+        (d[i], borrow) = sbb(m[i], a[i], borrow);
+    }
+    let mut acc = 0;
+    for limb in a {
+        acc |= limb;
+    }
+    // mask = 0 iff a == 0, so that -0 yields 0 rather than m.
+    let mask = ((acc | acc.wrapping_neg()) >> 63).wrapping_neg();
+    for limb in d.iter_mut() {
+        *limb &= mask;
+    }
+    d
+}
+
+/// Montgomery multiplication `a * b / 2^(64N) mod m` (CIOS with the "no-carry" shortcut of
+/// gnark-crypto: valid because the modulus' top limb is below `2^63 - 1`, so every
+/// intermediate fits in N limbs and the final carry never needs a limb of its own).
+///
+/// Preconditions: `a < 2^(64N) - m` and `b < m` (so reduced inputs always qualify; `a` may be
+/// any value below `2^(64N-1)`, which [`from_wide`]-style reductions rely on). Output `< m`.
+#[inline(always)]
+pub(crate) fn mont_mul<const N: usize>(
+    a: &[u64; N],
+    b: &[u64; N],
+    m: &[u64; N],
+    inv: u64,
+) -> [u64; N] {
+    let mut t = [0u64; N];
+    for &bi in b {
+        let (t0, mut hi_a) = mac(t[0], a[0], bi, 0);
+        let k = t0.wrapping_mul(inv);
+        let (_, mut hi_m) = mac(t0, k, m[0], 0);
+        for j in 1..N {
+            let (tj, c) = mac(t[j], a[j], bi, hi_a);
+            hi_a = c;
+            (t[j - 1], hi_m) = mac(tj, k, m[j], hi_m);
+        }
+        t[N - 1] = hi_m + hi_a;
+    }
+    sub_if_ge(t, m)
+}
+
+/// `a mod m` as an element whose Montgomery form has the value of `lo + hi * 2^(64N-1)`:
+/// uniform-input reduction for `Field::random`. Requires `lo, hi < 2^(64N-1)`;
+/// `r2 = 2^(128N) mod m`, `wide = 2^(192N-1) mod m`.
+#[inline(always)]
+pub(crate) fn from_wide<const N: usize>(
+    lo: &[u64; N],
+    hi: &[u64; N],
+    r2: &[u64; N],
+    wide: &[u64; N],
+    m: &[u64; N],
+    inv: u64,
+) -> [u64; N] {
+    let a = mont_mul(lo, r2, m, inv);
+    let b = mont_mul(hi, wide, m, inv);
+    add_mod(&a, &b, m)
+}
+
+/// Whether `a < m` (constant time).
+#[inline(always)]
+pub(crate) fn lt<const N: usize>(a: &[u64; N], m: &[u64; N]) -> Choice {
+    let mut borrow = 0;
+    for i in 0..N {
+        (_, borrow) = sbb(a[i], m[i], borrow);
+    }
+    Choice::from((borrow & 1) as u8)
+}
+
+/// Logical right shift of a multi-limb integer by `s < 64` bits (compile-time exponent helper).
+pub(crate) const fn shr<const N: usize>(a: [u64; N], s: u32) -> [u64; N] {
+    let mut out = [0u64; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = a[i] >> s;
+        if s > 0 && i + 1 < N {
+            out[i] |= a[i + 1] << (64 - s);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// `a + v` for small `v` without overflow past the top limb (compile-time exponent helper).
+pub(crate) const fn add_small<const N: usize>(a: [u64; N], v: u64) -> [u64; N] {
+    let mut out = a;
+    let mut carry = v;
+    let mut i = 0;
+    while i < N {
+        let (s, c) = adc(out[i], carry, 0);
+        out[i] = s;
+        carry = c;
+        i += 1;
+    }
+    out
+}
+
+/// `a - v` for small `v <= a` (compile-time exponent helper).
+pub(crate) const fn sub_small<const N: usize>(a: [u64; N], v: u64) -> [u64; N] {
+    let mut out = a;
+    let mut borrow = 0;
+    let mut i = 0;
+    while i < N {
+        let (d, b) = sbb(out[i], if i == 0 { v } else { 0 }, borrow);
+        out[i] = d;
+        borrow = b;
+        i += 1;
+    }
+    out
+}
+
+/// `base^exp` with a fixed 4-bit window. The sequence of operations depends only on `exp`,
+/// which must be a public constant (moduli-derived exponents in this crate), so this is
+/// constant time in `base`.
+pub(crate) fn pow_public<F: Field>(base: &F, exp: &[u64]) -> F {
+    let mut table = [F::ONE; 16];
+    for i in 1..16 {
+        table[i] = table[i - 1] * base;
+    }
+    let mut res = F::ONE;
+    let mut started = false;
+    for limb in exp.iter().rev() {
+        for w in (0..16).rev() {
+            if started {
+                for _ in 0..4 {
+                    res = res.square();
+                }
+            }
+            let nibble = ((limb >> (4 * w)) & 15) as usize;
+            if nibble != 0 {
+                res *= table[nibble];
+                started = true;
+            }
+        }
+    }
+    res
+}
+
+/// Montgomery's batch inversion, shared by every field type: inverts every nonzero element
+/// of `v` in place with one field inversion, leaves zeros at zero, and returns whether all
+/// elements were nonzero. Constant time in the values (zeros are handled with selects).
+#[cfg(feature = "alloc")]
+pub(crate) fn batch_invert<F: Field>(v: &mut [F]) -> Choice {
+    let mut prefix = alloc::vec::Vec::with_capacity(v.len());
+    let mut acc = F::ONE;
+    let mut all_nonzero = Choice::from(1);
+    for x in v.iter() {
+        prefix.push(acc);
+        let z = x.is_zero();
+        all_nonzero &= !z;
+        acc = F::conditional_select(&(acc * x), &acc, z);
+    }
+    // acc is a product of nonzero elements, hence invertible.
+    let mut inv = acc.invert().unwrap_or(F::ZERO);
+    for (x, p) in v.iter_mut().rev().zip(prefix.into_iter().rev()) {
+        let z = x.is_zero();
+        let x_inv = inv * p;
+        inv = F::conditional_select(&(inv * *x), &inv, z);
+        *x = F::conditional_select(&x_inv, &F::ZERO, z);
+    }
+    all_nonzero
+}

@@ -1,0 +1,262 @@
+//! The quadratic extension `Fq2 = Fq[u] / (u^2 + 1)`.
+
+use crate::fq::Fq;
+use ff::Field;
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, CtOption};
+
+/// An element `c0 + c1 * u` of `Fq2 = Fq[u] / (u^2 + 1)`; the layout of blst's `blst_fp2`.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct Fq2 {
+    /// The constant coefficient.
+    pub c0: Fq,
+    /// The coefficient of `u`.
+    pub c1: Fq,
+}
+
+impl Fq2 {
+    /// Builds an element from the Montgomery-form limbs of `c0` and `c1`, unchecked (see
+    /// [`Fq::from_mont_limbs_unchecked`]).
+    #[inline]
+    pub const fn from_mont_limbs_unchecked(limbs: [[u64; 6]; 2]) -> Self {
+        Self {
+            c0: Fq::from_mont_limbs_unchecked(limbs[0]),
+            c1: Fq::from_mont_limbs_unchecked(limbs[1]),
+        }
+    }
+
+    /// The Montgomery-form limbs of `c0` and `c1`.
+    #[inline]
+    pub const fn mont_limbs(&self) -> [[u64; 6]; 2] {
+        [self.c0.mont_limbs(), self.c1.mont_limbs()]
+    }
+
+    /// The element `v` (in the base field).
+    #[inline]
+    pub fn from_u64(v: u64) -> Self {
+        Self {
+            c0: Fq::from_u64(v),
+            c1: Fq::ZERO,
+        }
+    }
+
+    /// `c0 - c1 * u`, the image under the p-power Frobenius.
+    #[inline]
+    pub fn conjugate(&self) -> Self {
+        Self {
+            c0: self.c0,
+            c1: -self.c1,
+        }
+    }
+
+    /// Multiplication by the non-residue `u + 1` used to build Fq6.
+    #[inline]
+    pub fn mul_by_nonresidue(&self) -> Self {
+        Self {
+            c0: self.c0 - self.c1,
+            c1: self.c0 + self.c1,
+        }
+    }
+
+    /// The `p^power`-Frobenius: the identity for even `power`, conjugation for odd.
+    #[inline]
+    pub fn frobenius_map(&self, power: usize) -> Self {
+        if power % 2 == 1 {
+            self.conjugate()
+        } else {
+            *self
+        }
+    }
+
+    /// The norm `c0^2 + c1^2` to Fq.
+    #[inline]
+    pub fn norm(&self) -> Fq {
+        self.c0.square() + self.c1.square()
+    }
+
+    /// ZCash sign rule: `c1` lexicographically largest if `c1 != 0`, else the rule on `c0`.
+    pub fn lexicographically_largest(&self) -> Choice {
+        self.c1.lexicographically_largest()
+            | (self.c1.is_zero() & self.c0.lexicographically_largest())
+    }
+
+    /// Inverts every nonzero element in place with a single field inversion; zeros stay zero.
+    /// Returns whether all were nonzero. Constant time in the values.
+    #[cfg(feature = "alloc")]
+    pub fn batch_invert(v: &mut [Self]) -> Choice {
+        crate::arith::batch_invert(v)
+    }
+
+    #[inline]
+    fn add_impl(&self, rhs: &Self) -> Self {
+        Self {
+            c0: self.c0 + rhs.c0,
+            c1: self.c1 + rhs.c1,
+        }
+    }
+
+    #[inline]
+    fn sub_impl(&self, rhs: &Self) -> Self {
+        Self {
+            c0: self.c0 - rhs.c0,
+            c1: self.c1 - rhs.c1,
+        }
+    }
+
+    #[inline]
+    fn neg_impl(&self) -> Self {
+        Self {
+            c0: -self.c0,
+            c1: -self.c1,
+        }
+    }
+
+    /// Karatsuba: three Fq multiplications.
+    #[inline]
+    fn mul_impl(&self, rhs: &Self) -> Self {
+        let aa = self.c0 * rhs.c0;
+        let bb = self.c1 * rhs.c1;
+        let s = (self.c0 + self.c1) * (rhs.c0 + rhs.c1);
+        Self {
+            c0: aa - bb,
+            c1: s - aa - bb,
+        }
+    }
+}
+
+impl_field_ops!(Fq2);
+
+impl ConstantTimeEq for Fq2 {
+    #[inline]
+    fn ct_eq(&self, other: &Self) -> Choice {
+        self.c0.ct_eq(&other.c0) & self.c1.ct_eq(&other.c1)
+    }
+}
+
+impl ConditionallySelectable for Fq2 {
+    #[inline]
+    fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
+        Self {
+            c0: Fq::conditional_select(&a.c0, &b.c0, choice),
+            c1: Fq::conditional_select(&a.c1, &b.c1, choice),
+        }
+    }
+}
+
+impl core::fmt::Display for Fq2 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{} + {}*u", self.c0, self.c1)
+    }
+}
+
+impl Field for Fq2 {
+    const ZERO: Self = Self {
+        c0: Fq::ZERO,
+        c1: Fq::ZERO,
+    };
+    const ONE: Self = Self {
+        c0: Fq::ONE,
+        c1: Fq::ZERO,
+    };
+
+    fn random(mut rng: impl rand_core::RngCore) -> Self {
+        Self {
+            c0: Fq::random(&mut rng),
+            c1: Fq::random(&mut rng),
+        }
+    }
+
+    /// `(c0 + c1)(c0 - c1) + 2 c0 c1 u`: two Fq multiplications.
+    #[inline]
+    fn square(&self) -> Self {
+        let a = self.c0 + self.c1;
+        let b = self.c0 - self.c1;
+        let c = self.c0 * self.c1;
+        Self {
+            c0: a * b,
+            c1: c.double(),
+        }
+    }
+
+    #[inline]
+    fn double(&self) -> Self {
+        self.add_impl(self)
+    }
+
+    /// `conj(a) / norm(a)`.
+    fn invert(&self) -> CtOption<Self> {
+        self.norm().invert().map(|t| Self {
+            c0: self.c0 * t,
+            c1: -(self.c1 * t),
+        })
+    }
+
+    /// Algorithm 9 of Adj & Rodríguez-Henríquez (eprint 2012/685) for p ≡ 3 (mod 4), with
+    /// both branches computed and selected, and the result checked by squaring.
+    fn sqrt(&self) -> CtOption<Self> {
+        let a1 = crate::arith::pow_public(self, &Fq::P_M3_DIV4);
+        let alpha = a1.square() * self;
+        let x0 = a1 * self;
+        let minus_one = -Self::ONE;
+        // alpha == -1: the root is u * x0.
+        let x_u = Self {
+            c0: -x0.c1,
+            c1: x0.c0,
+        };
+        let b = crate::arith::pow_public(&(alpha + Self::ONE), &Fq::HALF);
+        let x = Self::conditional_select(&(b * x0), &x_u, alpha.ct_eq(&minus_one));
+        CtOption::new(x, x.square().ct_eq(self))
+    }
+
+    /// Non-squares are reported with `sqrt((u + 1) * num / div)` (`u + 1` is a non-square in Fq2).
+    fn sqrt_ratio(num: &Self, div: &Self) -> (Choice, Self) {
+        let a = *num * div.invert().unwrap_or(Self::ZERO);
+        let b = a.mul_by_nonresidue();
+        let sa = a.sqrt();
+        let sb = b.sqrt();
+        let is_square = sa.is_some();
+        let div_zero_num_nonzero = div.is_zero() & !num.is_zero();
+        let root = Self::conditional_select(
+            &sb.unwrap_or(Self::ZERO),
+            &sa.unwrap_or(Self::ZERO),
+            is_square,
+        );
+        (is_square & !div_zero_num_nonzero, root)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Fq2 {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&(self.c0, self.c1), s)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Fq2 {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (c0, c1) = <(Fq, Fq) as serde::Deserialize<'de>>::deserialize(d)?;
+        Ok(Self { c0, c1 })
+    }
+}
+
+#[cfg(feature = "blst")]
+impl From<Fq2> for blst::blst_fp2 {
+    #[inline]
+    fn from(v: Fq2) -> Self {
+        blst::blst_fp2 {
+            fp: [v.c0.into(), v.c1.into()],
+        }
+    }
+}
+
+#[cfg(feature = "blst")]
+impl From<blst::blst_fp2> for Fq2 {
+    #[inline]
+    fn from(v: blst::blst_fp2) -> Self {
+        Self {
+            c0: v.fp[0].into(),
+            c1: v.fp[1].into(),
+        }
+    }
+}
