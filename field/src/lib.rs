@@ -23,3 +23,15 @@ mod fr;
 pub use fq::{Fq, FqRepr};
 pub use fq2::Fq2;
 pub use fr::Fr;
+
+#[macro_use]
+mod curve;
+#[cfg(any(feature = "blst", test))]
+mod blst_conv;
+mod encoding;
+mod g1;
+mod g2;
+
+pub use encoding::DecodeError;
+pub use g1::{G1Affine, G1Compressed, G1Projective, G1Uncompressed};
+pub use g2::{G2Affine, G2Compressed, G2Projective, G2Uncompressed};
