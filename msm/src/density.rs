@@ -1,0 +1,146 @@
+//! Which variables an MSM uses: a bitmap over all variables (bellperson's density tracker).
+
+use alloc::vec::Vec;
+
+use crate::MsmError;
+
+/// A bitmap over variables: bit `i` is set iff variable `i` is used by the MSM.
+///
+/// With a density, the bases are dense over the *used* variables only
+/// (`bases.len() == density.count_ones()`) while the scalars cover *all* variables
+/// (`scalars.len() == density.len()`): the `k`-th base pairs with the scalar of the `k`-th set
+/// bit. This is the layout of bellperson's parameter files (the `a`/`b` queries skip unused
+/// variables), so a prover passes its full assignment and the density of the query.
+///
+/// Bits at positions `>= len` are always clear, so [`Density::words`] can be uploaded as is.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Density {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Density {
+    /// A density over `len` variables, none of them used.
+    pub fn new(len: usize) -> Self {
+        Density {
+            words: alloc::vec![0; len.div_ceil(64)],
+            len,
+        }
+    }
+
+    /// A density over `len` variables, all of them used.
+    pub fn full(len: usize) -> Self {
+        let mut words = alloc::vec![u64::MAX; len.div_ceil(64)];
+        if len % 64 != 0 {
+            if let Some(last) = words.last_mut() {
+                *last = (1u64 << (len % 64)) - 1;
+            }
+        }
+        Density { words, len }
+    }
+
+    /// Appends one variable, used or not (bellperson's `add_element` followed by `inc`).
+    pub fn push(&mut self, used: bool) {
+        if self.len % 64 == 0 {
+            self.words.push(0);
+        }
+        if used {
+            self.words[self.len / 64] |= 1 << (self.len % 64);
+        }
+        self.len += 1;
+    }
+
+    /// Marks variable `index` as used or unused.
+    ///
+    /// Returns [`MsmError::IndexOutOfRange`] if `index >= self.len()`.
+    pub fn set(&mut self, index: usize, used: bool) -> Result<(), MsmError> {
+        if index >= self.len {
+            return Err(MsmError::IndexOutOfRange {
+                index,
+                len: self.len,
+            });
+        }
+        let (word, bit) = (index / 64, 1u64 << (index % 64));
+        if used {
+            self.words[word] |= bit;
+        } else {
+            self.words[word] &= !bit;
+        }
+        Ok(())
+    }
+
+    /// Whether variable `index` is used (`false` beyond the end).
+    pub fn get(&self, index: usize) -> bool {
+        index < self.len && self.words[index / 64] >> (index % 64) & 1 == 1
+    }
+
+    /// Number of variables covered (used or not).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the density covers no variable at all.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of used variables, i.e. the number of bases this density expects.
+    pub fn count_ones(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The bitmap as little-endian 64-bit words (bit `i` of the density is bit `i % 64` of
+    /// word `i / 64`); bits past [`Density::len`] are clear.
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+}
+
+impl FromIterator<bool> for Density {
+    fn from_iter<I: IntoIterator<Item = bool>>(iter: I) -> Self {
+        let mut d = Density::default();
+        for used in iter {
+            d.push(used);
+        }
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_set_get_count() {
+        let bits: Vec<bool> = (0..200).map(|i| i % 3 == 0 || i == 127).collect();
+        let mut d: Density = bits.iter().copied().collect();
+        assert_eq!(d.len(), 200);
+        assert_eq!(d.count_ones(), bits.iter().filter(|b| **b).count());
+        for (i, b) in bits.iter().enumerate() {
+            assert_eq!(d.get(i), *b, "bit {i}");
+        }
+        assert!(!d.get(200));
+        d.set(1, true).unwrap();
+        d.set(0, false).unwrap();
+        assert!(d.get(1) && !d.get(0));
+        assert_eq!(
+            d.set(200, true),
+            Err(MsmError::IndexOutOfRange {
+                index: 200,
+                len: 200
+            })
+        );
+    }
+
+    #[test]
+    fn full_and_new() {
+        for len in [0usize, 1, 63, 64, 65, 130] {
+            let f = Density::full(len);
+            assert_eq!(f.count_ones(), len, "len {len}");
+            assert_eq!(f, (0..len).map(|_| true).collect::<Density>(), "len {len}");
+            let e = Density::new(len);
+            assert_eq!(e.count_ones(), 0);
+            assert_eq!(e, (0..len).map(|_| false).collect::<Density>(), "len {len}");
+        }
+    }
+}

@@ -1,0 +1,515 @@
+//! Pippenger's bucket method with signed-digit windows.
+//!
+//! Scalars are written in a balanced radix-2^c form, digits in `[-2^(c-1), 2^(c-1))`, so each
+//! window needs `2^(c-1)` buckets (a negative digit adds the negated base). The digits come
+//! without a carry chain: with `K = sum_j 2^(c-1) * 2^(c*j)`, digit `j` of `s` is
+//! `((s + K) >> c*j) mod 2^c - 2^(c-1)`, so every window reads its digit independently and
+//! windows run in parallel. `s + K < 2^(c*w)` holds for `c >= 4` and `c*w >= 256` because
+//! `s < r < 0.91 * 2^255`.
+//!
+//! Buckets are kept in affine coordinates and filled by batch affine additions (one
+//! inversion per batch, see [`crate::batch`]); a point whose bucket already waits in the
+//! current batch goes to a Jacobian overflow bucket instead, which keeps the method correct
+//! and fast whatever the digit distribution. [`Buckets::Jacobian`] uses only the Jacobian
+//! buckets (cheaper for small windows, where batches would be short).
+
+use alloc::vec::Vec;
+use ff::PrimeField;
+use sluice_field::Fr;
+
+use crate::batch::{batch_add, tree_sum, Pt};
+use crate::{Buckets, Density, MsmConfig, MsmCurve, MsmError};
+
+/// Smallest window: the carry-free digit recoding needs `c >= 4`.
+pub(crate) const MIN_WINDOW: usize = 4;
+/// Largest window: 2^19 affine buckets per window and thread already take 50 MB (G1).
+pub(crate) const MAX_WINDOW: usize = 20;
+
+/// Limbs per recoded scalar: `s + K` may exceed 256 bits (up to `c*w < 276`).
+const LIMBS: usize = 5;
+
+/// The terms of one contiguous range of variables, after dropping zero scalars and identity
+/// bases.
+struct Segment {
+    /// Base indices whose scalar is one (0/1 fast path).
+    ones: Vec<u32>,
+    /// Base indices of the remaining terms.
+    bases: Vec<u32>,
+    /// Canonical scalars of the remaining terms (recoded with `+ K` once the window is known).
+    scalars: Vec<[u64; LIMBS]>,
+}
+
+/// Window width, number of windows, bucket strategy and how points are split across threads.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    c: usize,
+    windows: usize,
+    /// Batch size of the batch affine additions; 0 for Jacobian buckets.
+    batch: usize,
+    /// Number of point ranges per window (more than one only when windows < threads).
+    chunks: usize,
+}
+
+fn threads() -> usize {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::current_num_threads().max(1)
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        1
+    }
+}
+
+/// `items.map(f)`, in parallel under the `parallel` feature.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        items.par_iter().map(f).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        items.iter().map(f).collect()
+    }
+}
+
+/// Checks the lengths (bellperson's density semantics, see [`Density`]).
+pub(crate) fn check_lengths(
+    bases: usize,
+    scalars: usize,
+    density: Option<&Density>,
+) -> Result<(), MsmError> {
+    let mismatch = |what, expected, got| {
+        Err(MsmError::LengthMismatch {
+            what,
+            expected,
+            got,
+        })
+    };
+    match density {
+        None if bases != scalars => mismatch("bases (must equal scalars)", scalars, bases),
+        Some(d) if scalars != d.len() => {
+            mismatch("scalars (must equal density length)", d.len(), scalars)
+        }
+        Some(d) if bases != d.count_ones() => {
+            mismatch("bases (must equal density set bits)", d.count_ones(), bases)
+        }
+        _ if bases > u32::MAX as usize => Err(MsmError::TooManyBases { bases }),
+        _ => Ok(()),
+    }
+}
+
+#[inline]
+fn canonical(s: &Fr) -> [u64; LIMBS] {
+    let repr = s.to_repr();
+    let mut limbs = [0u64; LIMBS];
+    for (limb, bytes) in limbs.iter_mut().zip(repr.chunks_exact(8)) {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(bytes);
+        *limb = u64::from_le_bytes(b);
+    }
+    limbs
+}
+
+/// Converts the used scalars to canonical limbs in one parallel pass, splitting off the
+/// zero scalars (dropped), the ones (fast path) and identity bases (dropped).
+fn prepare<C: MsmCurve>(
+    bases: &[C::Affine],
+    scalars: &[Fr],
+    density: Option<&Density>,
+    fast_path: bool,
+) -> Vec<Segment> {
+    let nvars = scalars.len();
+    // Ranges aligned to density words; a few per thread for balance.
+    let per = nvars.div_ceil(4 * threads()).max(4096).next_multiple_of(64);
+    let mut ranges = Vec::with_capacity(nvars.div_ceil(per));
+    let mut first_base = 0usize;
+    for start in (0..nvars).step_by(per) {
+        let end = (start + per).min(nvars);
+        ranges.push((start, end, first_base));
+        first_base += match density {
+            Some(d) => d.words()[start / 64..end.div_ceil(64)]
+                .iter()
+                .map(|w| w.count_ones() as usize)
+                .sum(),
+            None => end - start,
+        };
+    }
+    par_map(&ranges, |&(start, end, first_base)| {
+        let mut seg = Segment {
+            ones: Vec::new(),
+            bases: Vec::with_capacity(end - start),
+            scalars: Vec::with_capacity(end - start),
+        };
+        let mut k = first_base;
+        let mut visit = |var: usize| {
+            let bi = k;
+            k += 1;
+            if C::affine_is_identity(&bases[bi]) {
+                return;
+            }
+            let s = canonical(&scalars[var]);
+            if s == [0; LIMBS] {
+                return;
+            }
+            if fast_path && s == [1, 0, 0, 0, 0] {
+                seg.ones.push(bi as u32);
+            } else {
+                seg.bases.push(bi as u32);
+                seg.scalars.push(s);
+            }
+        };
+        match density {
+            Some(d) => {
+                for (wi, &word) in d.words()[start / 64..end.div_ceil(64)].iter().enumerate() {
+                    let mut w = word;
+                    while w != 0 {
+                        visit(start + wi * 64 + w.trailing_zeros() as usize);
+                        w &= w - 1;
+                    }
+                }
+            }
+            None => (start..end).for_each(visit),
+        }
+        seg
+    })
+}
+
+/// Cost model, in field multiplications (measured: see BENCHMARKS.md).
+mod cost {
+    /// Mixed Jacobian + affine addition (7M + 4S).
+    pub const MIXED: usize = 11;
+    /// Jacobian + Jacobian addition (11M + 5S).
+    pub const FULL: usize = 16;
+    /// One affine addition inside a batch (5M + 1S + subtractions and bookkeeping).
+    pub const BATCH_ADD: usize = 7;
+    /// One field inversion.
+    pub const INV: usize = 400;
+}
+
+/// Batch size near the minimum of `INV / b + MIXED * b / (2 * buckets)` (the inversion's
+/// share against the chance that a bucket already waits in the batch and the point
+/// overflows), rounded to a power of two.
+fn batch_size(buckets: usize) -> usize {
+    let mut b = 16;
+    while b < 4096 && b * b * cost::MIXED < 2 * buckets * cost::INV {
+        b *= 2;
+    }
+    b
+}
+
+fn plan(terms: usize, threads: usize, cfg: &MsmConfig) -> Plan {
+    let windows_for = |c: usize| 256usize.div_ceil(c);
+    let candidates = match cfg.window_bits {
+        Some(c) => c..=c,
+        None => MIN_WINDOW..=MAX_WINDOW,
+    };
+    let mut best: Option<(usize, Plan)> = None;
+    for c in candidates {
+        let windows = windows_for(c);
+        let buckets = 1usize << (c - 1);
+        let affine_batch = batch_size(buckets);
+        let affine_add =
+            cost::BATCH_ADD + cost::INV / affine_batch + cost::MIXED * affine_batch / (2 * buckets);
+        let options = match cfg.buckets {
+            Some(Buckets::Jacobian) => [Some((0, cost::MIXED)), None],
+            Some(Buckets::BatchAffine) => [None, Some((affine_batch, affine_add))],
+            None => [Some((0, cost::MIXED)), Some((affine_batch, affine_add))],
+        };
+        for (batch, add) in options.into_iter().flatten() {
+            // Reduction: a running sum over the buckets plus the total, per window and chunk.
+            let reduce = buckets * (if batch == 0 { cost::FULL } else { cost::MIXED } + cost::FULL);
+            for chunks in 1..=threads {
+                let rounds = (windows * chunks).div_ceil(threads);
+                let total = rounds * (terms.div_ceil(chunks) * add + reduce);
+                if best.map_or(true, |(b, _)| total < b) {
+                    let p = Plan {
+                        c,
+                        windows,
+                        batch,
+                        chunks,
+                    };
+                    best = Some((total, p));
+                }
+            }
+        }
+    }
+    best.map(|(_, p)| p).unwrap_or(Plan {
+        c: MIN_WINDOW,
+        windows: windows_for(MIN_WINDOW),
+        batch: 0,
+        chunks: 1,
+    })
+}
+
+/// `s += K` with `K = sum_{j < windows} 2^(c-1) * 2^(c*j)`.
+fn recode(scalars: &mut [[u64; LIMBS]], c: usize, windows: usize) {
+    let mut k = [0u64; LIMBS];
+    for j in 0..windows {
+        let bit = c * j + c - 1;
+        k[bit / 64] |= 1 << (bit % 64);
+    }
+    for s in scalars {
+        let mut carry = false;
+        for (a, b) in s.iter_mut().zip(k) {
+            let (t, c1) = a.overflowing_add(b);
+            let (t, c2) = t.overflowing_add(carry as u64);
+            *a = t;
+            carry = c1 | c2;
+        }
+    }
+}
+
+/// Signed digit of window `j` of a recoded scalar.
+#[inline(always)]
+fn digit(s: &[u64; LIMBS], j: usize, c: usize) -> i32 {
+    let bit = j * c;
+    let (limb, shift) = (bit / 64, bit % 64);
+    let mut v = s[limb] >> shift;
+    if shift + c > 64 && limb + 1 < LIMBS {
+        v |= s[limb + 1] << (64 - shift);
+    }
+    (v & ((1 << c) - 1)) as i32 - (1 << (c - 1))
+}
+
+const SET: u8 = 1;
+const IN_BATCH: u8 = 2;
+const OVERFLOW: u8 = 4;
+
+/// Per-thread bucket memory, reused across the windows a thread processes.
+struct Scratch<C: MsmCurve> {
+    /// Affine buckets (valid where `state & SET`).
+    buckets: Vec<Pt<C::Base>>,
+    /// Jacobian buckets (valid where `state & OVERFLOW`).
+    overflow: Vec<C>,
+    state: Vec<u8>,
+    /// The pending batch: `lhs[i] + rhs[i]` goes to bucket `dst[i]`.
+    lhs: Vec<Pt<C::Base>>,
+    rhs: Vec<Pt<C::Base>>,
+    dst: Vec<u32>,
+    prefix: Vec<C::Base>,
+}
+
+impl<C: MsmCurve> Scratch<C> {
+    fn new(plan: &Plan) -> Self {
+        let nb = 1usize << (plan.c - 1);
+        Scratch {
+            buckets: if plan.batch > 0 {
+                alloc::vec![Pt::default(); nb]
+            } else {
+                Vec::new()
+            },
+            overflow: alloc::vec![C::identity(); nb],
+            state: alloc::vec![0; nb],
+            lhs: Vec::with_capacity(plan.batch),
+            rhs: Vec::with_capacity(plan.batch),
+            dst: Vec::with_capacity(plan.batch),
+            prefix: Vec::with_capacity(plan.batch),
+        }
+    }
+
+    /// Applies the pending batch to the affine buckets.
+    fn flush(&mut self) {
+        let Scratch {
+            buckets,
+            state,
+            lhs,
+            rhs,
+            dst,
+            prefix,
+            ..
+        } = self;
+        batch_add(lhs, rhs, prefix, |i, sum| {
+            let b = dst[i] as usize;
+            match sum {
+                Some(p) => {
+                    buckets[b] = p;
+                    state[b] = (state[b] & OVERFLOW) | SET;
+                }
+                None => state[b] &= OVERFLOW,
+            }
+        });
+        lhs.clear();
+        rhs.clear();
+        dst.clear();
+    }
+
+    #[inline]
+    fn add_overflow(&mut self, b: usize, p: &C::Affine) {
+        self.overflow[b] = if self.state[b] & OVERFLOW != 0 {
+            self.overflow[b].add_mixed_vartime(p)
+        } else {
+            C::identity().add_mixed_vartime(p)
+        };
+        self.state[b] |= OVERFLOW;
+    }
+
+    /// `sum_j digit_j(s) * base` over the segments' terms for window `j`.
+    fn window_sum(&mut self, bases: &[C::Affine], segs: &[Segment], j: usize, plan: &Plan) -> C {
+        let c = plan.c;
+        self.state.fill(0);
+        for seg in segs {
+            for (s, &bi) in seg.scalars.iter().zip(&seg.bases) {
+                let d = digit(s, j, c);
+                if d == 0 {
+                    continue;
+                }
+                let b = (d.unsigned_abs() - 1) as usize;
+                let base = &bases[bi as usize];
+                let (x, y) = C::affine_xy(base);
+                let p = Pt { x, y };
+                let p = if d < 0 { p.neg() } else { p };
+                let st = self.state[b];
+                if plan.batch == 0 || st & IN_BATCH != 0 {
+                    let aff = if d < 0 {
+                        C::affine_from_xy_unchecked(p.x, p.y)
+                    } else {
+                        *base
+                    };
+                    self.add_overflow(b, &aff);
+                } else if st & SET != 0 {
+                    self.lhs.push(self.buckets[b]);
+                    self.rhs.push(p);
+                    self.dst.push(b as u32);
+                    self.state[b] = st | IN_BATCH;
+                    if self.dst.len() == plan.batch {
+                        self.flush();
+                    }
+                } else {
+                    self.buckets[b] = p;
+                    self.state[b] = st | SET;
+                }
+            }
+        }
+        self.flush();
+        // sum_b (b + 1) * bucket_b by a running sum from the top bucket down.
+        let mut running = C::identity();
+        let mut total = C::identity();
+        let mut started = false;
+        for b in (0..self.state.len()).rev() {
+            let st = self.state[b];
+            if st & SET != 0 {
+                let p = self.buckets[b];
+                running = running.add_mixed_vartime(&C::affine_from_xy_unchecked(p.x, p.y));
+            }
+            if st & OVERFLOW != 0 {
+                running = running.add_vartime(&self.overflow[b]);
+            }
+            started |= st != 0;
+            if started {
+                total = total.add_vartime(&running);
+            }
+        }
+        total
+    }
+}
+
+/// Sum of the bases whose scalar is one, by batch affine addition trees (one per segment,
+/// in parallel).
+fn sum_ones<C: MsmCurve>(bases: &[C::Affine], segs: &[Segment]) -> C {
+    par_map(segs, |seg| {
+        let pts: Vec<_> = seg
+            .ones
+            .iter()
+            .map(|&bi| {
+                let (x, y) = C::affine_xy(&bases[bi as usize]);
+                Pt { x, y }
+            })
+            .collect();
+        match tree_sum(pts) {
+            Some(p) => C::identity().add_mixed_vartime(&C::affine_from_xy_unchecked(p.x, p.y)),
+            None => C::identity(),
+        }
+    })
+    .iter()
+    .fold(C::identity(), |acc, p| acc.add_vartime(p))
+}
+
+/// The MSM proper; lengths and configuration already checked.
+pub(crate) fn msm<C: MsmCurve>(
+    bases: &[C::Affine],
+    scalars: &[Fr],
+    density: Option<&Density>,
+    cfg: &MsmConfig,
+) -> C {
+    let mut segs = prepare::<C>(bases, scalars, density, cfg.small_scalar_fast_path);
+    let ones = sum_ones::<C>(bases, &segs);
+    let terms: usize = segs.iter().map(|s| s.scalars.len()).sum();
+    if terms == 0 {
+        return ones;
+    }
+    let threads = threads();
+    let plan = plan(terms, threads, cfg);
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        segs.par_iter_mut()
+            .for_each(|s| recode(&mut s.scalars, plan.c, plan.windows));
+    }
+    #[cfg(not(feature = "parallel"))]
+    segs.iter_mut()
+        .for_each(|s| recode(&mut s.scalars, plan.c, plan.windows));
+
+    // Tasks (window, segment range); lanes take every `lanes`-th task with one scratch each.
+    let nsegs = segs.len();
+    let per_chunk = nsegs.div_ceil(plan.chunks).max(1);
+    let tasks: Vec<(usize, usize, usize)> = (0..plan.windows)
+        .flat_map(|j| {
+            (0..nsegs)
+                .step_by(per_chunk)
+                .map(move |s| (j, s, (s + per_chunk).min(nsegs)))
+        })
+        .collect();
+    let lanes: Vec<usize> = (0..threads.min(tasks.len())).collect();
+    let partial = par_map(&lanes, |&lane| {
+        let mut scratch = Scratch::<C>::new(&plan);
+        tasks
+            .iter()
+            .skip(lane)
+            .step_by(lanes.len())
+            .map(|&(j, s, e)| (j, scratch.window_sum(bases, &segs[s..e], j, &plan)))
+            .collect::<Vec<_>>()
+    });
+    let mut sums = alloc::vec![C::identity(); plan.windows];
+    for (j, p) in partial.iter().flatten() {
+        sums[*j] = sums[*j].add_vartime(p);
+    }
+    // Horner from the top window: acc = acc * 2^c + sum_j.
+    let mut acc = C::identity();
+    for s in sums.iter().rev() {
+        for _ in 0..plan.c {
+            acc = acc.double();
+        }
+        acc = acc.add_vartime(s);
+    }
+    acc.add_vartime(&ones)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digits_reconstruct_scalar() {
+        // sum_j d_j 2^(cj) == s, checked in i128 pieces on small scalars and on the top bits.
+        for c in MIN_WINDOW..=MAX_WINDOW {
+            let windows = 256usize.div_ceil(c);
+            for s0 in [0u64, 1, 2, 7, 8, 9, 255, 1 << 40, u64::MAX] {
+                let mut s = [[s0, 0, 0, 0, 0]];
+                recode(&mut s, c, windows);
+                let mut acc: i128 = 0;
+                for j in (0..windows).rev() {
+                    let d = digit(&s[0], j, c);
+                    assert!(d >= -(1 << (c - 1)) && d < (1 << (c - 1)), "c={c}");
+                    if c * j < 100 {
+                        acc += (d as i128) << (c * j);
+                    } else {
+                        assert_eq!(d, 0, "c={c} s={s0} j={j}");
+                    }
+                }
+                assert_eq!(acc, s0 as i128, "c={c}");
+            }
+        }
+    }
+}
