@@ -1,1 +1,45 @@
 //! Groth16 over BLS12-381, generic over the compute backend.
+//!
+//! - Circuits are written against bellpepper-core 0.2 (re-exported here), the API bellperson
+//!   0.27 uses, so existing bellperson circuits prove with sluice unchanged.
+//! - Setup ([`generate_random_parameters`]), proving ([`create_random_proof`] and friends,
+//!   generic over [`ComputeBackend`](sluice_backend::ComputeBackend)) and verification
+//!   ([`verify_proof`], [`verify_proofs_batch`], on blst's pairing).
+//! - Parameters, verifying keys and proofs read and write bellperson's byte formats, so
+//!   Filecoin `.params` files work, also memory-mapped ([`MappedParameters`]).
+//!
+//! The prover never stores `c = <C, z>`: on the evaluation domain of a satisfied circuit
+//! `c = a ∘ b`, so it is recomputed in the backend where the H computation needs it.
+
+mod assignment;
+mod error;
+mod generator;
+mod io;
+mod keygen;
+mod params;
+mod prover;
+mod source;
+mod verifier;
+
+pub use bellpepper_core::{
+    Circuit, ConstraintSystem, Index, LinearCombination, Namespace, SynthesisError, Variable,
+};
+
+pub use assignment::{ProvingAssignment, Unsatisfied};
+pub use error::Groth16Error;
+pub use generator::{
+    generate_benchmark_parameters, generate_parameters, generate_random_parameters, CircuitShape,
+    ToxicWaste,
+};
+pub use keygen::{Column, KeypairAssembly};
+pub use params::{Parameters, Proof, VerifyingKey};
+pub use prover::{
+    create_proof, create_random_proof, create_random_proof_batch, prove_assignment, ProofReport,
+};
+pub use source::{
+    Bases, G1Query, HostParameters, MappedParameters, ParameterSource, QueryLengths,
+    ResidentParameters,
+};
+pub use verifier::{
+    prepare_verifying_key, verify_proof, verify_proofs_batch, PreparedVerifyingKey,
+};

@@ -1,0 +1,272 @@
+//! The proving assignment: what synthesis with a witness produces for the prover.
+//!
+//! It records, per constraint, the evaluations `a_i = <A_i, z>` and `b_i = <B_i, z>`, the
+//! input and auxiliary assignments, and which variables the A and B queries use (the
+//! density). It does **not** store `c_i = <C_i, z>`: for a satisfied circuit `c = a ∘ b` on
+//! the domain, so the prover recomputes `c` from `a` and `b` where it needs it. That saves a
+//! third of the evaluation vectors a prover holds. Satisfaction is still checked, constraint
+//! by constraint, as the circuit enforces it: `c_i` is computed, compared and dropped.
+
+use bellpepper_core::{
+    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+};
+use ff::Field;
+use sluice_field::Fr;
+use sluice_msm::Density;
+use subtle::ConstantTimeEq;
+
+use crate::Groth16Error;
+
+/// The first constraint a witness failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsatisfied {
+    /// Index of the constraint in synthesis order.
+    pub index: usize,
+    /// Its name with the namespace path, `outer/inner/name`.
+    pub name: String,
+}
+
+/// A `ConstraintSystem<Fr>` that records what the prover needs (see the module docs).
+///
+/// Use [`ProvingAssignment::synthesize`], which also adds the "one" input and the input
+/// constraints Groth16 setup adds, so its figures match the parameters.
+pub struct ProvingAssignment {
+    a_aux_density: Density,
+    b_input_density: Density,
+    b_aux_density: Density,
+    a: Vec<Fr>,
+    b: Vec<Fr>,
+    input_assignment: Vec<Fr>,
+    aux_assignment: Vec<Fr>,
+    namespace: Vec<String>,
+    unsatisfied: Option<Unsatisfied>,
+}
+
+impl ProvingAssignment {
+    /// Synthesizes `circuit` with its witness.
+    ///
+    /// Returns [`Groth16Error::Unsatisfied`] naming the first failing constraint when the
+    /// witness does not satisfy the circuit, and [`Groth16Error::Synthesis`] when synthesis
+    /// itself fails.
+    pub fn synthesize<C: Circuit<Fr>>(circuit: C) -> Result<Self, Groth16Error> {
+        let mut cs = Self::new();
+        cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
+        circuit.synthesize(&mut cs)?;
+        // `x * 0 = 0` for every input, as the setup adds them: they make the IC query full.
+        for i in 0..cs.input_assignment.len() {
+            cs.enforce(
+                || format!("input constraint {i}"),
+                |lc| lc + Variable(Index::Input(i)),
+                |lc| lc,
+                |lc| lc,
+            );
+        }
+        match cs.unsatisfied.take() {
+            Some(Unsatisfied { index, name }) => Err(Groth16Error::Unsatisfied { index, name }),
+            None => Ok(cs),
+        }
+    }
+
+    /// The first constraint the witness failed, if any (during manual synthesis).
+    pub fn first_unsatisfied(&self) -> Option<&Unsatisfied> {
+        self.unsatisfied.as_ref()
+    }
+
+    /// `SynthesisError::Unsatisfiable` if some constraint failed: the bellpepper view of
+    /// [`first_unsatisfied`](Self::first_unsatisfied).
+    pub fn check(&self) -> Result<(), SynthesisError> {
+        match self.unsatisfied {
+            Some(_) => Err(SynthesisError::Unsatisfiable),
+            None => Ok(()),
+        }
+    }
+
+    /// Number of constraints enforced so far.
+    pub fn num_constraints(&self) -> usize {
+        self.a.len()
+    }
+
+    /// `a_i = <A_i, z>` per constraint.
+    pub fn a(&self) -> &[Fr] {
+        &self.a
+    }
+
+    /// `b_i = <B_i, z>` per constraint.
+    pub fn b(&self) -> &[Fr] {
+        &self.b
+    }
+
+    /// The public inputs, the constant one first.
+    pub fn input_assignment(&self) -> &[Fr] {
+        &self.input_assignment
+    }
+
+    /// The auxiliary (private) variables.
+    pub fn aux_assignment(&self) -> &[Fr] {
+        &self.aux_assignment
+    }
+
+    /// Which auxiliary variables occur (with a nonzero coefficient) in some A.
+    pub fn a_aux_density(&self) -> &Density {
+        &self.a_aux_density
+    }
+
+    /// Which inputs occur in some B.
+    pub fn b_input_density(&self) -> &Density {
+        &self.b_input_density
+    }
+
+    /// Which auxiliary variables occur in some B.
+    pub fn b_aux_density(&self) -> &Density {
+        &self.b_aux_density
+    }
+
+    /// Takes the a and b vectors out (to upload them and free the host copies).
+    pub(crate) fn take_ab(&mut self) -> (Vec<Fr>, Vec<Fr>) {
+        (std::mem::take(&mut self.a), std::mem::take(&mut self.b))
+    }
+
+    fn record_failure(&mut self, name: String) {
+        if self.unsatisfied.is_none() {
+            let mut path = self.namespace.join("/");
+            if !path.is_empty() {
+                path.push('/');
+            }
+            path.push_str(&name);
+            self.unsatisfied = Some(Unsatisfied {
+                index: self.a.len(),
+                name: path,
+            });
+        }
+    }
+}
+
+/// `<lc, z>`, marking used variables in the densities given. `None` if the combination
+/// names a variable this system never allocated.
+fn eval_lc(
+    lc: &LinearCombination<Fr>,
+    inputs: &[Fr],
+    aux: &[Fr],
+    mut input_density: Option<&mut Density>,
+    mut aux_density: Option<&mut Density>,
+) -> Option<Fr> {
+    let mut acc = Fr::ZERO;
+    // Coefficients are circuit structure, public: skipping zeros leaks nothing, and it is
+    // what defines density in bellperson (a zero coefficient does not use the variable).
+    for (&i, coeff) in lc.iter_inputs() {
+        if !coeff.is_zero_vartime() {
+            acc += *inputs.get(i)? * coeff;
+            if let Some(d) = input_density.as_deref_mut() {
+                d.set(i, true).ok()?;
+            }
+        }
+    }
+    for (&i, coeff) in lc.iter_aux() {
+        if !coeff.is_zero_vartime() {
+            acc += *aux.get(i)? * coeff;
+            if let Some(d) = aux_density.as_deref_mut() {
+                d.set(i, true).ok()?;
+            }
+        }
+    }
+    Some(acc)
+}
+
+impl ConstraintSystem<Fr> for ProvingAssignment {
+    type Root = Self;
+
+    fn new() -> Self {
+        ProvingAssignment {
+            a_aux_density: Density::new(0),
+            b_input_density: Density::new(0),
+            b_aux_density: Density::new(0),
+            a: Vec::new(),
+            b: Vec::new(),
+            input_assignment: Vec::new(),
+            aux_assignment: Vec::new(),
+            namespace: Vec::new(),
+            unsatisfied: None,
+        }
+    }
+
+    fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.aux_assignment.push(f()?);
+        self.a_aux_density.push(false);
+        self.b_aux_density.push(false);
+        Ok(Variable(Index::Aux(self.aux_assignment.len() - 1)))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.input_assignment.push(f()?);
+        self.b_input_density.push(false);
+        Ok(Variable(Index::Input(self.input_assignment.len() - 1)))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, annotation: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+    {
+        let (a, b, c) = (
+            a(LinearCombination::zero()),
+            b(LinearCombination::zero()),
+            c(LinearCombination::zero()),
+        );
+        let (inputs, aux) = (&self.input_assignment, &self.aux_assignment);
+        // Inputs have full density in A (the input constraints), so A tracks aux only.
+        let a = eval_lc(&a, inputs, aux, None, Some(&mut self.a_aux_density));
+        let b = eval_lc(
+            &b,
+            inputs,
+            aux,
+            Some(&mut self.b_input_density),
+            Some(&mut self.b_aux_density),
+        );
+        let c = eval_lc(&c, inputs, aux, None, None);
+        match (a, b, c) {
+            (Some(a), Some(b), Some(c)) => {
+                // Branching reveals only whether the witness is valid.
+                if !bool::from((a * b).ct_eq(&c)) {
+                    self.record_failure(annotation().into());
+                }
+                self.a.push(a);
+                self.b.push(b);
+            }
+            _ => {
+                let name = format!("{} (uses an unallocated variable)", annotation().into());
+                self.record_failure(name);
+                self.a.push(Fr::ZERO);
+                self.b.push(Fr::ZERO);
+            }
+        }
+    }
+
+    fn push_namespace<NR, N>(&mut self, name_fn: N)
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR,
+    {
+        self.namespace.push(name_fn().into());
+    }
+
+    fn pop_namespace(&mut self) {
+        self.namespace.pop();
+    }
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self
+    }
+}

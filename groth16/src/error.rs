@@ -1,0 +1,96 @@
+//! The error type of every fallible Groth16 operation.
+
+use bellpepper_core::SynthesisError;
+use sluice_backend::BackendError;
+use sluice_field::DecodeError;
+
+/// Why a setup, proof, verification or file operation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Groth16Error {
+    /// The verifier was given a different number of public inputs than the verifying key has.
+    #[error("wrong number of public inputs: the verifying key expects {expected}, got {got}")]
+    PublicInputCount {
+        /// Public inputs the key expects (not counting the constant one).
+        expected: usize,
+        /// Public inputs given.
+        got: usize,
+    },
+    /// The witness does not satisfy the circuit; names the first failing constraint.
+    #[error("the circuit is not satisfied: constraint #{index} `{name}` fails (a*b != c)")]
+    Unsatisfied {
+        /// Index of the constraint in synthesis order.
+        index: usize,
+        /// Its name, with the namespace path (`outer/inner/name`).
+        name: String,
+    },
+    /// The parameters were made for a different circuit shape.
+    #[error("parameters do not match the circuit: {what} is {params} in the parameters, but the circuit needs {circuit}")]
+    ParameterMismatch {
+        /// Which quantity differs.
+        what: &'static str,
+        /// The parameters' figure.
+        params: usize,
+        /// The circuit's figure.
+        circuit: usize,
+    },
+    /// The circuit's synthesis failed (a missing assignment, a division by zero, ...).
+    #[error("synthesis failed: {0}")]
+    Synthesis(#[from] SynthesisError),
+    /// The compute backend failed.
+    #[error("backend error: {0}")]
+    Backend(#[from] BackendError),
+    /// The circuit has more constraints than a BLS12-381 NTT domain can hold (2^32).
+    #[error("the circuit has {constraints} constraints; the largest NTT domain holds 2^32")]
+    CircuitTooLarge {
+        /// Constraints, counting one per public input.
+        constraints: usize,
+    },
+    /// The toxic waste was degenerate (a zero, or tau on the domain); draw it again.
+    #[error("degenerate setup randomness: {0}")]
+    DegenerateSetup(&'static str),
+    /// Data ended before the expected item.
+    #[error("truncated data at byte offset {offset}: expected {expected}")]
+    Truncated {
+        /// Where the missing item starts.
+        offset: u64,
+        /// What was expected there.
+        expected: String,
+    },
+    /// A point failed to decode.
+    #[error("invalid {what} at byte offset {offset}: {source}")]
+    InvalidPoint {
+        /// Where the point starts.
+        offset: u64,
+        /// Which point.
+        what: String,
+        /// Why it was rejected.
+        source: DecodeError,
+    },
+    /// A point is the identity where the format forbids it.
+    #[error("{what} at byte offset {offset} is the point at infinity, which is not allowed there")]
+    PointAtInfinity {
+        /// Where the point starts.
+        offset: u64,
+        /// Which point.
+        what: String,
+    },
+    /// Bytes remain after a complete item where none are allowed.
+    #[error("{extra} unexpected trailing bytes after {what} at byte offset {offset}")]
+    TrailingBytes {
+        /// Where the trailing bytes start.
+        offset: u64,
+        /// What was read before them.
+        what: &'static str,
+        /// How many there are.
+        extra: u64,
+    },
+    /// An I/O error other than a premature end.
+    #[error("I/O error at byte offset {offset}: {source}")]
+    Io {
+        /// Bytes read or written before the error.
+        offset: u64,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}

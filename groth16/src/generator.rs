@@ -1,0 +1,440 @@
+//! Parameter generation: the Groth16 trusted setup (for tests and private use), and a fast
+//! generator of *benchmark* parameters that have the right shape but come from no setup.
+
+use bellpepper_core::{Circuit, SynthesisError};
+use ff::{Field, PrimeField};
+use group::{Curve, Group};
+use rand_core::RngCore;
+use rayon::prelude::*;
+use sluice_field::{Fr, G1Projective, G2Projective};
+use subtle::{ConditionallySelectable, ConstantTimeEq};
+
+use crate::assignment::ProvingAssignment;
+use crate::keygen::{Column, KeypairAssembly};
+use crate::params::{Parameters, VerifyingKey};
+use crate::Groth16Error;
+
+/// Scalars are converted to points in chunks of this many, per rayon task.
+const CHUNK: usize = 1024;
+
+/// The toxic waste of a setup. Its fields are overwritten with zeros when it is dropped.
+pub struct ToxicWaste {
+    /// alpha.
+    pub alpha: Fr,
+    /// beta.
+    pub beta: Fr,
+    /// gamma.
+    pub gamma: Fr,
+    /// delta.
+    pub delta: Fr,
+    /// tau, the secret evaluation point.
+    pub tau: Fr,
+}
+
+impl ToxicWaste {
+    /// Draws all five from `rng` (which must be a CSPRNG for a real setup).
+    pub fn random<R: RngCore>(rng: &mut R) -> Self {
+        ToxicWaste {
+            alpha: Fr::random(&mut *rng),
+            beta: Fr::random(&mut *rng),
+            gamma: Fr::random(&mut *rng),
+            delta: Fr::random(&mut *rng),
+            tau: Fr::random(&mut *rng),
+        }
+    }
+}
+
+impl Drop for ToxicWaste {
+    fn drop(&mut self) {
+        wipe(&mut [
+            &mut self.alpha,
+            &mut self.beta,
+            &mut self.gamma,
+            &mut self.delta,
+            &mut self.tau,
+        ]);
+    }
+}
+
+/// Overwrites secrets with zero in a way the optimiser keeps.
+fn wipe(secrets: &mut [&mut Fr]) {
+    for s in secrets.iter_mut() {
+        // SAFETY: `s` is a valid, aligned, exclusive reference to an `Fr`.
+        unsafe { std::ptr::write_volatile(&mut **s, Fr::ZERO) };
+    }
+    std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Overwrites a vector of secrets with zeros.
+fn wipe_vec(v: &mut [Fr]) {
+    for s in v.iter_mut() {
+        // SAFETY: as in `wipe`.
+        unsafe { std::ptr::write_volatile(s, Fr::ZERO) };
+    }
+    std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
+}
+
+/// A fixed-base table for constant-time scalar multiplication: signed windows of `W`
+/// bits, `entries[j][k] = (k + 1)·2^(W·j)·base`. A multiplication selects one entry per
+/// window by scanning the whole row with constant-time selects, so neither memory access
+/// nor control flow depends on the scalar.
+struct FixedBase<G> {
+    rows: Vec<Vec<G>>,
+}
+
+const W: usize = 6;
+const HALF: usize = 1 << (W - 1);
+
+impl<G: Group<Scalar = Fr> + ConditionallySelectable> FixedBase<G> {
+    fn new(base: G) -> Self {
+        // Signed digits of a 255-bit scalar need one extra window for the last carry.
+        let windows = 255usize.div_ceil(W) + 1;
+        let mut rows = Vec::with_capacity(windows);
+        let mut p = base;
+        for _ in 0..windows {
+            let mut row = Vec::with_capacity(HALF);
+            let mut acc = p;
+            for _ in 0..HALF {
+                row.push(acc);
+                acc += p;
+            }
+            rows.push(row);
+            for _ in 0..W {
+                p = p.double();
+            }
+        }
+        FixedBase { rows }
+    }
+
+    /// `s·base` in constant time.
+    fn mul(&self, s: &Fr) -> G {
+        let bytes = s.to_repr();
+        let bit = |i: usize| -> u32 {
+            if i >= 256 {
+                0
+            } else {
+                u32::from((bytes[i / 8] >> (i % 8)) & 1)
+            }
+        };
+        let mut acc = G::identity();
+        let mut carry = 0u32;
+        for (j, row) in self.rows.iter().enumerate() {
+            let mut raw = 0u32;
+            for b in 0..W {
+                raw |= bit(j * W + b) << b;
+            }
+            // Recode to [-2^(W-1), 2^(W-1)) without branches.
+            let d = raw + carry;
+            carry = (d + HALF as u32) >> W;
+            let signed = d as i32 - ((carry as i32) << W);
+            let negative = subtle::Choice::from((signed >> 31) as u8 & 1);
+            let abs = signed.unsigned_abs();
+            let mut sel = G::identity();
+            for (k, e) in row.iter().enumerate() {
+                sel.conditional_assign(e, abs.ct_eq(&(k as u32 + 1)));
+            }
+            let neg = -sel;
+            sel.conditional_assign(&neg, negative);
+            acc += sel;
+        }
+        acc
+    }
+}
+
+/// `scalars[i]·base` for every i, in parallel, as affine points.
+fn fixed_base_batch<G>(table: &FixedBase<G>, scalars: &[Fr]) -> Vec<G::AffineRepr>
+where
+    G: Curve<Scalar = Fr> + ConditionallySelectable + Send + Sync,
+    G::AffineRepr: Default + Copy + Send,
+{
+    let mut out = vec![G::AffineRepr::default(); scalars.len()];
+    out.par_chunks_mut(CHUNK)
+        .zip(scalars.par_chunks(CHUNK))
+        .for_each(|(out, scalars)| {
+            let points: Vec<G> = scalars.iter().map(|s| table.mul(s)).collect();
+            G::batch_normalize(&points, out);
+        });
+    out
+}
+
+/// `log2` of the evaluation domain for `constraints` constraints and its size.
+pub(crate) fn domain_size(constraints: usize) -> Result<(u32, usize), Groth16Error> {
+    let n = constraints.max(1).next_power_of_two();
+    let log = n.trailing_zeros();
+    if log > Fr::S {
+        return Err(Groth16Error::CircuitTooLarge { constraints });
+    }
+    Ok((log, n))
+}
+
+/// The generator of the subgroup of order `2^log` of Fr*.
+pub(crate) fn omega(log: u32) -> Fr {
+    let mut w = Fr::ROOT_OF_UNITY;
+    for _ in log..Fr::S {
+        w = w.square();
+    }
+    w
+}
+
+/// Generates random Groth16 parameters for `circuit`: draws the toxic waste and two random
+/// generators from `rng` (use a CSPRNG), runs the setup, and wipes the waste.
+///
+/// This is a single-party setup: whoever runs it can forge proofs. Use it for tests and
+/// private deployments; production systems use parameters from a ceremony.
+pub fn generate_random_parameters<C, R>(circuit: C, rng: &mut R) -> Result<Parameters, Groth16Error>
+where
+    C: Circuit<Fr>,
+    R: RngCore,
+{
+    let g1 = G1Projective::random(&mut *rng);
+    let g2 = G2Projective::random(&mut *rng);
+    let toxic = ToxicWaste::random(rng);
+    generate_parameters(circuit, g1, g2, &toxic)
+}
+
+/// The Groth16 setup with given generators and toxic waste (bellperson's
+/// `generate_parameters`).
+///
+/// Every operation on the secrets is a constant-time field or group operation. Which query
+/// points are left out (variables a matrix never uses) is decided by the circuit's
+/// structure, never by a secret value. Intermediate secret vectors are wiped.
+pub fn generate_parameters<C: Circuit<Fr>>(
+    circuit: C,
+    g1: G1Projective,
+    g2: G2Projective,
+    toxic: &ToxicWaste,
+) -> Result<Parameters, Groth16Error> {
+    let assembly = KeypairAssembly::synthesize(circuit)?;
+    let (log_n, n) = domain_size(assembly.num_constraints())?;
+    log::debug!(
+        "setup: {} inputs, {} aux, {} constraints, domain 2^{log_n}",
+        assembly.num_inputs(),
+        assembly.num_aux(),
+        assembly.num_constraints()
+    );
+    // Unconstrained auxiliary variables would make an L point the identity.
+    if (0..assembly.num_aux()).any(|i| assembly.aux.iter().all(|m| m[i].is_empty())) {
+        return Err(SynthesisError::UnconstrainedVariable.into());
+    }
+
+    let gamma_inv: Option<Fr> = toxic.gamma.invert().into();
+    let delta_inv: Option<Fr> = toxic.delta.invert().into();
+    let (Some(mut gamma_inv), Some(mut delta_inv)) = (gamma_inv, delta_inv) else {
+        return Err(Groth16Error::DegenerateSetup("gamma or delta is zero"));
+    };
+    let tau = toxic.tau;
+
+    // Powers of tau, in parallel chunks (the exponents are public).
+    let mut powers = vec![Fr::ZERO; n];
+    powers
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let mut p = tau.pow_vartime([(c * CHUNK) as u64]);
+            for x in chunk {
+                *x = p;
+                p *= tau;
+            }
+        });
+    // Z(tau) = tau^n - 1.
+    let mut z_tau = powers[n - 1] * tau - Fr::ONE;
+
+    // H query scalars: tau^i · Z(tau) / delta for i < n - 1.
+    let mut coeff = z_tau * delta_inv;
+    let mut h_scalars: Vec<Fr> = powers[..n - 1].par_iter().map(|p| *p * coeff).collect();
+    wipe_vec(&mut powers);
+    drop(powers);
+
+    // Lagrange basis at tau: L_i(tau) = Z(tau)/n · w^i / (tau - w^i), which is what an
+    // inverse NTT of the powers of tau computes, in O(n) with one batch inversion.
+    let w = omega(log_n);
+    let mut w_pows = vec![Fr::ZERO; n];
+    w_pows
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let mut p = w.pow_vartime([(c * CHUNK) as u64]);
+            for x in chunk {
+                *x = p;
+                p *= w;
+            }
+        });
+    let mut lagrange: Vec<Fr> = w_pows.par_iter().map(|wi| tau - wi).collect();
+    if !bool::from(Fr::batch_invert(&mut lagrange)) {
+        wipe_vec(&mut lagrange);
+        return Err(Groth16Error::DegenerateSetup(
+            "tau is a root of unity of the domain",
+        ));
+    }
+    let n_inv: Option<Fr> = Fr::from(n as u64).invert().into();
+    let mut z_over_n = z_tau * n_inv.unwrap_or(Fr::ZERO);
+    lagrange
+        .par_iter_mut()
+        .zip(w_pows.par_iter())
+        .for_each(|(l, wi)| *l *= z_over_n * wi);
+
+    // Evaluate every variable's A, B, C columns at tau.
+    let eval = |col: &Column| -> Fr { col.iter().map(|(coeff, row)| lagrange[*row] * coeff).sum() };
+    let (alpha, beta) = (toxic.alpha, toxic.beta);
+    // (A, B, ext) per variable, where ext = (beta·A + alpha·B + C) · inv.
+    let evaluate = |m: &[Vec<Column>; 3], inv: Fr| -> (Vec<Fr>, Vec<Fr>, Vec<Fr>) {
+        let rows: Vec<(Fr, Fr, Fr)> = (0..m[0].len())
+            .into_par_iter()
+            .map(|i| {
+                let (a, b, c) = (eval(&m[0][i]), eval(&m[1][i]), eval(&m[2][i]));
+                (a, b, (beta * a + alpha * b + c) * inv)
+            })
+            .collect();
+        let mut out = (Vec::new(), Vec::new(), Vec::new());
+        for (i, (a, b, e)) in rows.into_iter().enumerate() {
+            // Left-out points are decided by structure (the variable never occurs).
+            if !m[0][i].is_empty() {
+                out.0.push(a);
+            }
+            if !m[1][i].is_empty() {
+                out.1.push(b);
+            }
+            out.2.push(e);
+        }
+        out
+    };
+    let (mut a_in, mut b_in, mut ic_scalars) = evaluate(&assembly.inputs, gamma_inv);
+    let (mut a_aux, mut b_aux, mut l_scalars) = evaluate(&assembly.aux, delta_inv);
+    wipe_vec(&mut lagrange);
+    a_in.append(&mut a_aux);
+    b_in.append(&mut b_aux);
+    let (mut a_scalars, mut b_scalars) = (a_in, b_in);
+
+    let g1_table = FixedBase::new(g1);
+    let g2_table = FixedBase::new(g2);
+    let h = fixed_base_batch(&g1_table, &h_scalars);
+    let ic = fixed_base_batch(&g1_table, &ic_scalars);
+    let l = fixed_base_batch(&g1_table, &l_scalars);
+    let a = fixed_base_batch(&g1_table, &a_scalars);
+    let b_g1 = fixed_base_batch(&g1_table, &b_scalars);
+    let b_g2 = fixed_base_batch(&g2_table, &b_scalars);
+    for v in [
+        &mut h_scalars,
+        &mut ic_scalars,
+        &mut l_scalars,
+        &mut a_scalars,
+        &mut b_scalars,
+    ] {
+        wipe_vec(v);
+    }
+    wipe(&mut [
+        &mut gamma_inv,
+        &mut delta_inv,
+        &mut z_tau,
+        &mut coeff,
+        &mut z_over_n,
+    ]);
+
+    let vk = VerifyingKey {
+        alpha_g1: (g1 * toxic.alpha).to_affine(),
+        beta_g1: (g1 * toxic.beta).to_affine(),
+        beta_g2: (g2 * toxic.beta).to_affine(),
+        gamma_g2: (g2 * toxic.gamma).to_affine(),
+        delta_g1: (g1 * toxic.delta).to_affine(),
+        delta_g2: (g2 * toxic.delta).to_affine(),
+        ic,
+    };
+    Ok(Parameters {
+        vk,
+        h,
+        l,
+        a,
+        b_g1,
+        b_g2,
+    })
+}
+
+/// The shape of a circuit: what the sizes of its parameters depend on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CircuitShape {
+    /// Public inputs, counting the constant one.
+    pub num_inputs: usize,
+    /// Auxiliary variables.
+    pub num_aux: usize,
+    /// Constraints, counting one per input.
+    pub num_constraints: usize,
+    /// Auxiliary variables used in A.
+    pub a_aux: usize,
+    /// Inputs used in B.
+    pub b_inputs: usize,
+    /// Auxiliary variables used in B.
+    pub b_aux: usize,
+}
+
+impl CircuitShape {
+    /// The shape of a synthesized circuit.
+    pub fn of(assignment: &ProvingAssignment) -> Self {
+        CircuitShape {
+            num_inputs: assignment.input_assignment().len(),
+            num_aux: assignment.aux_assignment().len(),
+            num_constraints: assignment.num_constraints(),
+            a_aux: assignment.a_aux_density().count_ones(),
+            b_inputs: assignment.b_input_density().count_ones(),
+            b_aux: assignment.b_aux_density().count_ones(),
+        }
+    }
+}
+
+/// Random points `start + i·step` in parallel chunks: one addition per point.
+fn point_chains<G, R>(count: usize, rng: &mut R) -> Vec<G::AffineRepr>
+where
+    G: Curve + Send + Sync,
+    G::AffineRepr: Default + Copy + Send,
+    R: RngCore,
+{
+    const CHAIN: usize = 1 << 14;
+    let starts: Vec<(G, G)> = (0..count.div_ceil(CHAIN))
+        .map(|_| (G::random(&mut *rng), G::random(&mut *rng)))
+        .collect();
+    let mut out = vec![G::AffineRepr::default(); count];
+    out.par_chunks_mut(CHAIN)
+        .zip(starts.par_iter())
+        .for_each(|(out, (start, step))| {
+            let mut p = *start;
+            let points: Vec<G> = (0..out.len())
+                .map(|_| {
+                    let q = p;
+                    p += step;
+                    q
+                })
+                .collect();
+            G::batch_normalize(&points, out);
+        });
+    out
+}
+
+/// **Benchmark** parameters for a circuit of the given shape: valid curve points (in the
+/// subgroup, never the identity) in exactly the counts real parameters have, made in
+/// seconds even for 2^24 points — but **not** from a setup. Proofs made with them are
+/// well-formed and take exactly as long as real ones, and they **do not verify**. Use them
+/// only to measure provers.
+pub fn generate_benchmark_parameters<R: RngCore>(
+    shape: &CircuitShape,
+    rng: &mut R,
+) -> Result<Parameters, Groth16Error> {
+    let (_, n) = domain_size(shape.num_constraints)?;
+    let g1 = |count: usize, rng: &mut R| point_chains::<G1Projective, R>(count, rng);
+    let vk = VerifyingKey {
+        alpha_g1: G1Projective::random(&mut *rng).to_affine(),
+        beta_g1: G1Projective::random(&mut *rng).to_affine(),
+        beta_g2: G2Projective::random(&mut *rng).to_affine(),
+        gamma_g2: G2Projective::random(&mut *rng).to_affine(),
+        delta_g1: G1Projective::random(&mut *rng).to_affine(),
+        delta_g2: G2Projective::random(&mut *rng).to_affine(),
+        ic: g1(shape.num_inputs, rng),
+    };
+    let b = shape.b_inputs + shape.b_aux;
+    Ok(Parameters {
+        vk,
+        h: g1(n - 1, rng),
+        l: g1(shape.num_aux, rng),
+        a: g1(shape.num_inputs + shape.a_aux, rng),
+        b_g1: g1(b, rng),
+        b_g2: point_chains::<G2Projective, R>(b, rng),
+    })
+}

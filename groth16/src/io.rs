@@ -1,0 +1,260 @@
+//! Byte-level reading and writing with offsets, shared by the file formats.
+//!
+//! Every read error names the byte offset where the offending item starts and what was
+//! expected there; nothing here panics on bad input.
+
+use std::io::{ErrorKind, Read, Write};
+
+use rayon::prelude::*;
+use sluice_field::{DecodeError, G1Affine, G2Affine};
+
+use crate::Groth16Error;
+
+/// Points are decoded in batches of this many, in parallel, so a corrupted length field
+/// cannot make the reader allocate more than one batch ahead of the data it has.
+const BATCH: usize = 1 << 14;
+
+/// A curve point as the bellperson formats store it.
+pub(crate) trait FilePoint: Sized + Copy + Send + Sync {
+    /// Uncompressed size in bytes.
+    const UNCOMPRESSED: usize;
+    /// "G1" or "G2", for messages.
+    const GROUP: &'static str;
+    /// Decodes an uncompressed point: on the curve and in the subgroup if `checked`, no
+    /// checks at all otherwise (trusted data).
+    fn decode_uncompressed(bytes: &[u8], checked: bool) -> Result<Self, DecodeError>;
+    /// Appends the uncompressed encoding.
+    fn write_uncompressed(&self, out: &mut Vec<u8>);
+    /// Whether this is the point at infinity.
+    fn is_identity_point(&self) -> bool;
+}
+
+macro_rules! impl_file_point {
+    ($t:ty, $size:expr, $group:expr) => {
+        impl FilePoint for $t {
+            const UNCOMPRESSED: usize = $size;
+            const GROUP: &'static str = $group;
+            fn decode_uncompressed(bytes: &[u8], checked: bool) -> Result<Self, DecodeError> {
+                <$t>::decode_uncompressed(bytes, checked)
+            }
+            fn write_uncompressed(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_uncompressed());
+            }
+            fn is_identity_point(&self) -> bool {
+                bool::from(group::prime::PrimeCurveAffine::is_identity(self))
+            }
+        }
+    };
+}
+impl_file_point!(G1Affine, 96, "G1");
+impl_file_point!(G2Affine, 192, "G2");
+
+/// The name of item `index` of a section, e.g. `h[17]`.
+fn item_name(section: &str, index: Option<usize>) -> String {
+    match index {
+        Some(i) => format!("{section}[{i}]"),
+        None => section.to_owned(),
+    }
+}
+
+/// Decodes one point at `offset`, rejecting the identity unless `allow_identity`.
+pub(crate) fn decode_point<P: FilePoint>(
+    bytes: &[u8],
+    offset: u64,
+    checked: bool,
+    allow_identity: bool,
+    section: &str,
+    index: Option<usize>,
+) -> Result<P, Groth16Error> {
+    let p =
+        P::decode_uncompressed(bytes, checked).map_err(|source| Groth16Error::InvalidPoint {
+            offset,
+            what: item_name(section, index),
+            source,
+        })?;
+    if !allow_identity && p.is_identity_point() {
+        return Err(Groth16Error::PointAtInfinity {
+            offset,
+            what: item_name(section, index),
+        });
+    }
+    Ok(p)
+}
+
+/// Decodes `bytes.len() / P::UNCOMPRESSED` consecutive points in parallel, the first being
+/// item `first_index` of `section` at byte `offset`; identities are rejected. The error
+/// reported is the one at the lowest offset.
+pub(crate) fn decode_points<P: FilePoint>(
+    bytes: &[u8],
+    offset: u64,
+    checked: bool,
+    section: &str,
+    first_index: usize,
+) -> Result<Vec<P>, Groth16Error> {
+    let results: Vec<Result<P, Groth16Error>> = bytes
+        .par_chunks(P::UNCOMPRESSED)
+        .enumerate()
+        .map(|(i, b)| {
+            decode_point(
+                b,
+                offset + (i * P::UNCOMPRESSED) as u64,
+                checked,
+                false,
+                section,
+                Some(first_index + i),
+            )
+        })
+        .collect();
+    results.into_iter().collect()
+}
+
+/// A reader that counts the bytes it has consumed, so errors can name offsets.
+pub(crate) struct OffsetReader<R> {
+    inner: R,
+    offset: u64,
+}
+
+impl<R: Read> OffsetReader<R> {
+    pub(crate) fn new(inner: R) -> Self {
+        OffsetReader { inner, offset: 0 }
+    }
+
+    /// Bytes consumed so far.
+    pub(crate) fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Fills `buf`; a premature end is [`Groth16Error::Truncated`] naming `expected()`.
+    pub(crate) fn read_exact(
+        &mut self,
+        buf: &mut [u8],
+        expected: impl FnOnce() -> String,
+    ) -> Result<(), Groth16Error> {
+        match self.inner.read_exact(buf) {
+            Ok(()) => {
+                self.offset += buf.len() as u64;
+                Ok(())
+            }
+            Err(e) if e.kind() == ErrorKind::UnexpectedEof => Err(Groth16Error::Truncated {
+                offset: self.offset,
+                expected: expected(),
+            }),
+            Err(source) => Err(Groth16Error::Io {
+                offset: self.offset,
+                source,
+            }),
+        }
+    }
+
+    /// A big-endian u32 length field.
+    pub(crate) fn read_len(&mut self, section: &str) -> Result<usize, Groth16Error> {
+        let mut b = [0u8; 4];
+        self.read_exact(&mut b, || format!("the u32 length of {section}"))?;
+        Ok(u32::from_be_bytes(b) as usize)
+    }
+
+    /// One point (`checked` decoding), the identity allowed only if `allow_identity`.
+    pub(crate) fn read_point<P: FilePoint>(
+        &mut self,
+        checked: bool,
+        allow_identity: bool,
+        name: &str,
+    ) -> Result<P, Groth16Error> {
+        let mut buf = vec![0u8; P::UNCOMPRESSED];
+        let offset = self.offset;
+        self.read_exact(&mut buf, || {
+            format!("{name} ({}, {} bytes)", P::GROUP, P::UNCOMPRESSED)
+        })?;
+        decode_point(&buf, offset, checked, allow_identity, name, None)
+    }
+
+    /// A section: u32-BE length, then that many points, none the identity.
+    pub(crate) fn read_section<P: FilePoint>(
+        &mut self,
+        section: &str,
+        checked: bool,
+    ) -> Result<Vec<P>, Groth16Error> {
+        let len = self.read_len(section)?;
+        let mut out = Vec::with_capacity(len.min(BATCH));
+        let mut buf = Vec::new();
+        while out.len() < len {
+            let count = (len - out.len()).min(BATCH);
+            buf.resize(count * P::UNCOMPRESSED, 0);
+            let offset = self.offset;
+            let first = out.len();
+            self.read_exact(&mut buf, || {
+                format!(
+                    "{section}[{first}..{len}] ({} points of {} bytes)",
+                    P::GROUP,
+                    P::UNCOMPRESSED
+                )
+            })?;
+            out.extend(decode_points::<P>(&buf, offset, checked, section, first)?);
+        }
+        Ok(out)
+    }
+}
+
+/// A writer that counts bytes, so errors can name offsets.
+pub(crate) struct OffsetWriter<W> {
+    inner: W,
+    offset: u64,
+    buf: Vec<u8>,
+}
+
+impl<W: Write> OffsetWriter<W> {
+    pub(crate) fn new(inner: W) -> Self {
+        OffsetWriter {
+            inner,
+            offset: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    pub(crate) fn write_all(&mut self, bytes: &[u8]) -> Result<(), Groth16Error> {
+        self.inner
+            .write_all(bytes)
+            .map_err(|source| Groth16Error::Io {
+                offset: self.offset,
+                source,
+            })?;
+        self.offset += bytes.len() as u64;
+        Ok(())
+    }
+
+    pub(crate) fn write_point<P: FilePoint>(&mut self, p: &P) -> Result<(), Groth16Error> {
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        p.write_uncompressed(&mut buf);
+        let r = self.write_all(&buf);
+        self.buf = buf;
+        r
+    }
+
+    /// A section: u32-BE length, then the points uncompressed.
+    pub(crate) fn write_section<P: FilePoint>(&mut self, points: &[P]) -> Result<(), Groth16Error> {
+        let len = u32::try_from(points.len()).map_err(|_| Groth16Error::Io {
+            offset: self.offset,
+            source: std::io::Error::new(
+                ErrorKind::InvalidInput,
+                "more than 2^32 - 1 points in a section",
+            ),
+        })?;
+        self.write_all(&len.to_be_bytes())?;
+        let mut buf = std::mem::take(&mut self.buf);
+        for chunk in points.chunks(BATCH) {
+            buf.clear();
+            chunk.iter().for_each(|p| p.write_uncompressed(&mut buf));
+            self.write_all(&buf)?;
+        }
+        self.buf = buf;
+        Ok(())
+    }
+
+    pub(crate) fn flush(&mut self) -> Result<(), Groth16Error> {
+        self.inner.flush().map_err(|source| Groth16Error::Io {
+            offset: self.offset,
+            source,
+        })
+    }
+}

@@ -1,0 +1,276 @@
+//! The prover, generic over the compute backend.
+
+use bellpepper_core::Circuit;
+use ff::{Field, PrimeField};
+use rand_core::RngCore;
+use rayon::prelude::*;
+use sluice_backend::{ComputeBackend, Density, MemoryReport, NttOrder, Scalars, Transform};
+use sluice_field::{Fr, G1Projective, G2Projective};
+
+use crate::assignment::ProvingAssignment;
+use crate::generator::domain_size;
+use crate::params::Proof;
+use crate::source::{G1Query, ParameterSource};
+use crate::Groth16Error;
+
+/// What one proof held, as the backend's tracker saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProofReport {
+    /// The NTT domain size n.
+    pub domain_size: usize,
+    /// The tracker's figures over the proof: peaks since the proof started (the tracker's
+    /// peaks are reset at its start, so concurrent work on the same backend is included).
+    pub memory: MemoryReport,
+}
+
+impl ProofReport {
+    /// Peak device residency in full evaluation vectors (n × 32 bytes).
+    pub fn device_peak_vectors(&self) -> f64 {
+        MemoryReport::in_vectors(self.memory.device_peak, self.domain_size)
+    }
+
+    /// Peak host residency (backend allocations) in full evaluation vectors.
+    pub fn host_peak_vectors(&self) -> f64 {
+        MemoryReport::in_vectors(self.memory.host_peak, self.domain_size)
+    }
+}
+
+/// Checks every count the parameters and the synthesized circuit must agree on.
+fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
+    params: &P,
+    cs: &ProvingAssignment,
+    n: usize,
+) -> Result<(), Groth16Error> {
+    let lens = params.query_lengths();
+    let num_inputs = cs.input_assignment().len();
+    let b = cs.b_input_density().count_ones() + cs.b_aux_density().count_ones();
+    let checks = [
+        (
+            "the number of public inputs (vk.ic)",
+            params.vk().ic.len(),
+            num_inputs,
+        ),
+        ("the h query (domain size - 1)", lens.h, n - 1),
+        (
+            "the l query (auxiliary variables)",
+            lens.l,
+            cs.aux_assignment().len(),
+        ),
+        (
+            "the a query (variables used in A)",
+            lens.a,
+            num_inputs + cs.a_aux_density().count_ones(),
+        ),
+        ("the b_g1 query (variables used in B)", lens.b_g1, b),
+        ("the b_g2 query (variables used in B)", lens.b_g2, b),
+    ];
+    for (what, params, circuit) in checks {
+        if params != circuit {
+            return Err(Groth16Error::ParameterMismatch {
+                what,
+                params,
+                circuit,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The coefficients of h = (a·b - c) / Z, computed in the backend from the a and b
+/// evaluations; `c = a ∘ b` is formed on the domain in the backend, never on the host.
+fn compute_h<B: ComputeBackend>(
+    backend: &B,
+    a: Vec<Fr>,
+    b: Vec<Fr>,
+    n: usize,
+) -> Result<B::FrBuffer, Groth16Error> {
+    let upload = |name: &str, v: &[Fr]| -> Result<B::FrBuffer, Groth16Error> {
+        let mut buf = backend.alloc_fr(name, n)?;
+        backend.write_fr(&mut buf, 0, v)?;
+        Ok(buf)
+    };
+    let mut a_buf = upload("a", &a)?;
+    let mut b_buf = upload("b", &b)?;
+    drop(b);
+    let mut c_buf = upload("c", &a)?;
+    drop(a);
+    backend.mul_assign(&mut c_buf, &b_buf)?;
+    // Evaluations on the domain -> coefficients -> evaluations on the coset; the
+    // intermediate bit-reversed order saves two permutations per vector.
+    for buf in [&mut a_buf, &mut b_buf, &mut c_buf] {
+        backend.transform(buf, Transform::Intt, NttOrder::NaturalToBitReversed)?;
+        backend.transform(buf, Transform::CosetNtt, NttOrder::BitReversedToNatural)?;
+    }
+    backend.mul_assign(&mut a_buf, &b_buf)?;
+    drop(b_buf);
+    backend.sub_assign(&mut a_buf, &c_buf)?;
+    drop(c_buf);
+    // Z(x) = x^n - 1 is the constant g^n - 1 on the coset gH.
+    let z = Fr::MULTIPLICATIVE_GENERATOR.pow_vartime([n as u64]) - Fr::ONE;
+    let z_inv: Option<Fr> = z.invert().into();
+    let z_inv = z_inv.ok_or(Groth16Error::DegenerateSetup("Z vanishes on the coset"))?;
+    backend.scale(&mut a_buf, z_inv)?;
+    backend.transform(&mut a_buf, Transform::CosetIntt, NttOrder::NaturalToNatural)?;
+    Ok(a_buf)
+}
+
+/// Proves a synthesized circuit with blinding `r`, `s`; returns the proof and what it held.
+///
+/// `r` and `s` must be uniformly random and secret (see [`create_random_proof`]).
+pub fn prove_assignment<B, P>(
+    mut cs: ProvingAssignment,
+    params: &P,
+    r: Fr,
+    s: Fr,
+    backend: &B,
+) -> Result<(Proof, ProofReport), Groth16Error>
+where
+    B: ComputeBackend,
+    P: ParameterSource<B> + ?Sized,
+{
+    let (_, n) = domain_size(cs.num_constraints())?;
+    check_sizes(params, &cs, n)?;
+    let tracker = backend.tracker();
+    tracker.reset_peaks();
+
+    let (a, b) = cs.take_ab();
+    let h_buf = compute_h(backend, a, b, n)?;
+    // The h query has n - 1 points; the top coefficient of h is zero. A density with the
+    // first n - 1 bits set pairs them without downloading h.
+    let h_density: Density = (0..n).map(|i| i + 1 < n).collect();
+    let h = {
+        let bases = params.g1_bases(backend, G1Query::H)?;
+        backend.msm_g1(&bases, 0, Scalars::Buffer(&h_buf), Some(&h_density))?
+    };
+    drop(h_buf);
+
+    let inputs = cs.input_assignment();
+    let aux = cs.aux_assignment();
+    let l = {
+        let bases = params.g1_bases(backend, G1Query::L)?;
+        backend.msm_g1(&bases, 0, Scalars::Host(aux), None)?
+    };
+    let a = {
+        let bases = params.g1_bases(backend, G1Query::A)?;
+        // Inputs are all used in A (the input constraints).
+        backend.msm_g1(&bases, 0, Scalars::Host(inputs), None)?
+            + backend.msm_g1(
+                &bases,
+                inputs.len(),
+                Scalars::Host(aux),
+                Some(cs.a_aux_density()),
+            )?
+    };
+    let b_inputs_used = cs.b_input_density().count_ones();
+    let b_g1 = {
+        let bases = params.g1_bases(backend, G1Query::BG1)?;
+        backend.msm_g1(&bases, 0, Scalars::Host(inputs), Some(cs.b_input_density()))?
+            + backend.msm_g1(
+                &bases,
+                b_inputs_used,
+                Scalars::Host(aux),
+                Some(cs.b_aux_density()),
+            )?
+    };
+    let b_g2 = {
+        let bases = params.b_g2_bases(backend)?;
+        backend.msm_g2(&bases, 0, Scalars::Host(inputs), Some(cs.b_input_density()))?
+            + backend.msm_g2(
+                &bases,
+                b_inputs_used,
+                Scalars::Host(aux),
+                Some(cs.b_aux_density()),
+            )?
+    };
+    let report = ProofReport {
+        domain_size: n,
+        memory: tracker.report(),
+    };
+
+    // The blinding uses constant-time group operations: r and s are secret.
+    let vk = params.vk();
+    let g_a = G1Projective::from(vk.alpha_g1) + a + G1Projective::from(vk.delta_g1) * r;
+    let g_b = G2Projective::from(vk.beta_g2) + b_g2 + G2Projective::from(vk.delta_g2) * s;
+    // C = s·A + r·B1 - r·s·delta + h + l, with B1 = beta + b_g1 + s·delta, which expands to
+    // s·(alpha + a) + r·(beta + b_g1) + r·s·delta + h + l.
+    let g_c = (G1Projective::from(vk.alpha_g1) + a) * s
+        + (G1Projective::from(vk.beta_g1) + b_g1) * r
+        + G1Projective::from(vk.delta_g1) * (r * s)
+        + h
+        + l;
+    let proof = Proof {
+        a: g_a.to_affine(),
+        b: g_b.to_affine(),
+        c: g_c.to_affine(),
+    };
+    Ok((proof, report))
+}
+
+/// Proves `circuit` with blinding `r`, `s` (uniformly random and secret).
+pub fn create_proof<B, C, P>(
+    circuit: C,
+    params: &P,
+    r: Fr,
+    s: Fr,
+    backend: &B,
+) -> Result<Proof, Groth16Error>
+where
+    B: ComputeBackend,
+    C: Circuit<Fr>,
+    P: ParameterSource<B> + ?Sized,
+{
+    let cs = ProvingAssignment::synthesize(circuit)?;
+    Ok(prove_assignment(cs, params, r, s, backend)?.0)
+}
+
+/// Proves `circuit`, drawing `r` and `s` from `rng` (pass a CSPRNG such as `OsRng` or
+/// `ChaCha20Rng`).
+pub fn create_random_proof<B, C, P, R>(
+    circuit: C,
+    params: &P,
+    rng: &mut R,
+    backend: &B,
+) -> Result<Proof, Groth16Error>
+where
+    B: ComputeBackend,
+    C: Circuit<Fr>,
+    P: ParameterSource<B> + ?Sized,
+    R: RngCore,
+{
+    let (r, s) = (Fr::random(&mut *rng), Fr::random(&mut *rng));
+    create_proof(circuit, params, r, s, backend)
+}
+
+/// Proves many circuits with one parameter set (e.g. the partitions of a Filecoin proof):
+/// synthesizes them in parallel on the CPU, then proves them one after the other in the
+/// backend. With [`ResidentParameters`](crate::ResidentParameters) the bases are uploaded
+/// once for the whole batch; other sources upload each query per proof.
+///
+/// All circuits are synthesized before the first proof, so the host holds every
+/// partition's a and b vectors at once.
+pub fn create_random_proof_batch<B, C, P, R>(
+    circuits: Vec<C>,
+    params: &P,
+    rng: &mut R,
+    backend: &B,
+) -> Result<Vec<Proof>, Groth16Error>
+where
+    B: ComputeBackend,
+    C: Circuit<Fr> + Send,
+    P: ParameterSource<B> + ?Sized,
+    R: RngCore,
+{
+    let blinding: Vec<(Fr, Fr)> = circuits
+        .iter()
+        .map(|_| (Fr::random(&mut *rng), Fr::random(&mut *rng)))
+        .collect();
+    let assignments = circuits
+        .into_par_iter()
+        .map(ProvingAssignment::synthesize)
+        .collect::<Result<Vec<_>, _>>()?;
+    assignments
+        .into_iter()
+        .zip(blinding)
+        .map(|(cs, (r, s))| Ok(prove_assignment(cs, params, r, s, backend)?.0))
+        .collect()
+}

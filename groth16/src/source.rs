@@ -1,0 +1,313 @@
+//! Where the prover takes its bases from: parameters in memory, a memory-mapped
+//! bellperson-format file, or bases already resident in a backend.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::ops::Deref;
+use std::path::Path;
+
+use memmap2::Mmap;
+use sluice_backend::ComputeBackend;
+use sluice_field::{G1Affine, G2Affine};
+
+use crate::io::{decode_points, FilePoint, OffsetReader};
+use crate::params::{Parameters, VerifyingKey};
+use crate::Groth16Error;
+
+/// One of the four G1 queries of the parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum G1Query {
+    /// `h`: the H polynomial's bases (n - 1 of them).
+    H,
+    /// `l`: one base per auxiliary variable.
+    L,
+    /// `a`: one base per variable used in A.
+    A,
+    /// `b_g1`: one base per variable used in B.
+    BG1,
+}
+
+impl G1Query {
+    fn name(self) -> &'static str {
+        match self {
+            G1Query::H => "h",
+            G1Query::L => "l",
+            G1Query::A => "a",
+            G1Query::BG1 => "b_g1",
+        }
+    }
+}
+
+/// The number of points in each query, to check parameters against a circuit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueryLengths {
+    /// Points in `h`.
+    pub h: usize,
+    /// Points in `l`.
+    pub l: usize,
+    /// Points in `a`.
+    pub a: usize,
+    /// Points in `b_g1`.
+    pub b_g1: usize,
+    /// Points in `b_g2`.
+    pub b_g2: usize,
+}
+
+/// Bases for one MSM: resident already (borrowed) or uploaded for this proof (owned, freed
+/// when dropped).
+pub enum Bases<'a, T> {
+    /// Resident in the backend beyond this proof.
+    Resident(&'a T),
+    /// Uploaded for this use only.
+    Uploaded(T),
+}
+
+impl<T> Deref for Bases<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        match self {
+            Bases::Resident(t) => t,
+            Bases::Uploaded(t) => t,
+        }
+    }
+}
+
+/// What the prover takes parameters from.
+pub trait ParameterSource<B: ComputeBackend> {
+    /// The verifying key.
+    fn vk(&self) -> &VerifyingKey;
+    /// The length of every query.
+    fn query_lengths(&self) -> QueryLengths;
+    /// The bases of a G1 query, resident in `backend`.
+    fn g1_bases(&self, backend: &B, query: G1Query) -> Result<Bases<'_, B::G1Bases>, Groth16Error>;
+    /// The `b_g2` bases, resident in `backend`.
+    fn b_g2_bases(&self, backend: &B) -> Result<Bases<'_, B::G2Bases>, Groth16Error>;
+}
+
+/// Parameters whose points live on the host (in memory or in a mapped file): a
+/// [`ParameterSource`] for every backend, uploading each query when the prover needs it.
+pub trait HostParameters {
+    /// The verifying key.
+    fn vk(&self) -> &VerifyingKey;
+    /// The length of every query.
+    fn query_lengths(&self) -> QueryLengths;
+    /// The points of a G1 query (borrowed, or decoded from a file).
+    fn g1_points(&self, query: G1Query) -> Result<Cow<'_, [G1Affine]>, Groth16Error>;
+    /// The `b_g2` points.
+    fn b_g2_points(&self) -> Result<Cow<'_, [G2Affine]>, Groth16Error>;
+}
+
+impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
+    fn vk(&self) -> &VerifyingKey {
+        HostParameters::vk(self)
+    }
+    fn query_lengths(&self) -> QueryLengths {
+        HostParameters::query_lengths(self)
+    }
+    fn g1_bases(&self, backend: &B, query: G1Query) -> Result<Bases<'_, B::G1Bases>, Groth16Error> {
+        let points = self.g1_points(query)?;
+        Ok(Bases::Uploaded(
+            backend.upload_g1_bases(query.name(), &points)?,
+        ))
+    }
+    fn b_g2_bases(&self, backend: &B) -> Result<Bases<'_, B::G2Bases>, Groth16Error> {
+        let points = self.b_g2_points()?;
+        Ok(Bases::Uploaded(backend.upload_g2_bases("b_g2", &points)?))
+    }
+}
+
+impl HostParameters for Parameters {
+    fn vk(&self) -> &VerifyingKey {
+        &self.vk
+    }
+    fn query_lengths(&self) -> QueryLengths {
+        QueryLengths {
+            h: self.h.len(),
+            l: self.l.len(),
+            a: self.a.len(),
+            b_g1: self.b_g1.len(),
+            b_g2: self.b_g2.len(),
+        }
+    }
+    fn g1_points(&self, query: G1Query) -> Result<Cow<'_, [G1Affine]>, Groth16Error> {
+        Ok(Cow::Borrowed(match query {
+            G1Query::H => &self.h,
+            G1Query::L => &self.l,
+            G1Query::A => &self.a,
+            G1Query::BG1 => &self.b_g1,
+        }))
+    }
+    fn b_g2_points(&self) -> Result<Cow<'_, [G2Affine]>, Groth16Error> {
+        Ok(Cow::Borrowed(&self.b_g2))
+    }
+}
+
+/// Parameters in a memory-mapped bellperson-format file.
+///
+/// Opening reads the verifying key and the section lengths only (and checks that the file
+/// is long enough for them); each query is decoded from the mapping when a proof needs it,
+/// uploaded, and its host copy dropped. So the host never holds more than one query.
+pub struct MappedParameters {
+    mmap: Mmap,
+    vk: VerifyingKey,
+    /// Byte offset of the first point and the count, per section: h, l, a, b_g1, b_g2.
+    sections: [(usize, usize); 5],
+    checked: bool,
+}
+
+impl MappedParameters {
+    /// Maps `path`. `checked` applies to the query points as in [`Parameters::read`]; the
+    /// verifying key is always checked.
+    ///
+    /// The file must not be modified while mapped (as for any memory-mapped file); points
+    /// are decoded, with the checks asked for, every time they are used.
+    pub fn open(path: impl AsRef<Path>, checked: bool) -> Result<Self, Groth16Error> {
+        let io_err = |source| Groth16Error::Io { offset: 0, source };
+        let file = File::open(path).map_err(io_err)?;
+        // SAFETY: the mapping is read only; the documented contract is that the file is not
+        // modified while mapped. Every byte read from it is validated on decode.
+        let mmap = unsafe { Mmap::map(&file) }.map_err(io_err)?;
+        let mut reader = OffsetReader::new(&mmap[..]);
+        let vk = VerifyingKey::read_from(&mut reader)?;
+        let mut offset = reader.offset() as usize;
+        let mut sections = [(0, 0); 5];
+        for (i, (name, size)) in [
+            ("h", G1Affine::UNCOMPRESSED),
+            ("l", G1Affine::UNCOMPRESSED),
+            ("a", G1Affine::UNCOMPRESSED),
+            ("b_g1", G1Affine::UNCOMPRESSED),
+            ("b_g2", G2Affine::UNCOMPRESSED),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let len_bytes =
+                mmap.get(offset..offset + 4)
+                    .ok_or_else(|| Groth16Error::Truncated {
+                        offset: offset as u64,
+                        expected: format!("the u32 length of {name}"),
+                    })?;
+            let len = u32::from_be_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]])
+                as usize;
+            let start = offset + 4;
+            let end = start + len * size;
+            if end > mmap.len() {
+                return Err(Groth16Error::Truncated {
+                    offset: start as u64,
+                    expected: format!(
+                        "{name}: {len} points of {size} bytes, but only {} bytes remain",
+                        mmap.len() - start.min(mmap.len())
+                    ),
+                });
+            }
+            sections[i] = (start, len);
+            offset = end;
+        }
+        if offset != mmap.len() {
+            return Err(Groth16Error::TrailingBytes {
+                offset: offset as u64,
+                what: "the parameters",
+                extra: (mmap.len() - offset) as u64,
+            });
+        }
+        Ok(MappedParameters {
+            mmap,
+            vk,
+            sections,
+            checked,
+        })
+    }
+
+    fn decode<P: FilePoint>(&self, index: usize, name: &str) -> Result<Vec<P>, Groth16Error> {
+        let (start, len) = self.sections[index];
+        decode_points(
+            &self.mmap[start..start + len * P::UNCOMPRESSED],
+            start as u64,
+            self.checked,
+            name,
+            0,
+        )
+    }
+
+    /// Decodes everything into memory.
+    pub fn to_parameters(&self) -> Result<Parameters, Groth16Error> {
+        Ok(Parameters {
+            vk: self.vk.clone(),
+            h: self.g1_points(G1Query::H)?.into_owned(),
+            l: self.g1_points(G1Query::L)?.into_owned(),
+            a: self.g1_points(G1Query::A)?.into_owned(),
+            b_g1: self.g1_points(G1Query::BG1)?.into_owned(),
+            b_g2: self.b_g2_points()?.into_owned(),
+        })
+    }
+}
+
+impl HostParameters for MappedParameters {
+    fn vk(&self) -> &VerifyingKey {
+        &self.vk
+    }
+    fn query_lengths(&self) -> QueryLengths {
+        let s = &self.sections;
+        QueryLengths {
+            h: s[0].1,
+            l: s[1].1,
+            a: s[2].1,
+            b_g1: s[3].1,
+            b_g2: s[4].1,
+        }
+    }
+    fn g1_points(&self, query: G1Query) -> Result<Cow<'_, [G1Affine]>, Groth16Error> {
+        let index = query as usize;
+        Ok(Cow::Owned(self.decode(index, query.name())?))
+    }
+    fn b_g2_points(&self) -> Result<Cow<'_, [G2Affine]>, Groth16Error> {
+        Ok(Cow::Owned(self.decode(4, "b_g2")?))
+    }
+}
+
+/// Parameters whose bases are resident in a backend: uploaded once, reused by every proof
+/// (the right source for batches and long-running provers).
+pub struct ResidentParameters<B: ComputeBackend> {
+    vk: VerifyingKey,
+    lengths: QueryLengths,
+    g1: [B::G1Bases; 4],
+    b_g2: B::G2Bases,
+}
+
+impl<B: ComputeBackend> ResidentParameters<B> {
+    /// Uploads every query of `source` to `backend`.
+    pub fn upload<H: HostParameters + ?Sized>(
+        source: &H,
+        backend: &B,
+    ) -> Result<Self, Groth16Error> {
+        let up = |q: G1Query| -> Result<B::G1Bases, Groth16Error> {
+            Ok(backend.upload_g1_bases(q.name(), &source.g1_points(q)?)?)
+        };
+        Ok(ResidentParameters {
+            vk: source.vk().clone(),
+            lengths: source.query_lengths(),
+            g1: [
+                up(G1Query::H)?,
+                up(G1Query::L)?,
+                up(G1Query::A)?,
+                up(G1Query::BG1)?,
+            ],
+            b_g2: backend.upload_g2_bases("b_g2", &source.b_g2_points()?)?,
+        })
+    }
+}
+
+impl<B: ComputeBackend> ParameterSource<B> for ResidentParameters<B> {
+    fn vk(&self) -> &VerifyingKey {
+        &self.vk
+    }
+    fn query_lengths(&self) -> QueryLengths {
+        self.lengths
+    }
+    fn g1_bases(&self, _: &B, query: G1Query) -> Result<Bases<'_, B::G1Bases>, Groth16Error> {
+        Ok(Bases::Resident(&self.g1[query as usize]))
+    }
+    fn b_g2_bases(&self, _: &B) -> Result<Bases<'_, B::G2Bases>, Groth16Error> {
+        Ok(Bases::Resident(&self.b_g2))
+    }
+}
