@@ -1,1 +1,171 @@
 //! The `ComputeBackend` trait: the boundary between the Groth16 prover and the hardware.
+//!
+//! Everything heavy the prover does — NTTs, the pointwise operations of the H computation,
+//! and the multi-scalar multiplications — goes through [`ComputeBackend`]. The prover never
+//! touches a driver. Backends keep their data in buffers they own (device memory for a GPU,
+//! RAM for the CPU), and every buffer is tracked by a [`MemoryTracker`], so the bytes a proof
+//! holds are a number that can be reported, tested and budgeted.
+//!
+//! Host and device share one representation: [`Fr`] in Montgomery form with little-endian
+//! limbs, affine points as `(x, y)` with the identity stored as `(0, 0)`. Buffers cross the
+//! boundary with no conversion.
+//!
+//! No backend falls back to another on its own: an error is returned, and falling back is an
+//! explicit, logged choice of the caller.
+
+mod error;
+mod memory;
+
+pub use error::BackendError;
+pub use memory::{Allocation, MemoryInfo, MemoryKind, MemoryReport, MemoryTracker};
+pub use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
+pub use sluice_msm::Density;
+pub use sluice_ntt::NttOrder;
+
+/// Which of the four NTT-family transforms to apply.
+///
+/// The coset variants evaluate on (or interpolate from) the coset `g·H`, `g` being the
+/// multiplicative generator 7 of Fr, which is what the H computation of Groth16 needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Transform {
+    /// Coefficients to evaluations on the domain H.
+    Ntt,
+    /// Evaluations on H to coefficients (scaled by 1/n).
+    Intt,
+    /// Coefficients to evaluations on the coset g·H.
+    CosetNtt,
+    /// Evaluations on g·H to coefficients.
+    CosetIntt,
+}
+
+/// The scalars of an MSM: on the host, or already in a backend buffer (e.g. h, fed from the
+/// H computation straight into its MSM without a round trip).
+pub enum Scalars<'a, B: ComputeBackend + ?Sized> {
+    /// Scalars in host memory.
+    Host(&'a [Fr]),
+    /// Scalars in a buffer of this backend.
+    Buffer(&'a B::FrBuffer),
+}
+
+/// A compute backend: owns buffers and runs the prover's heavy operations on them.
+///
+/// All methods take `&self` so one backend can serve several threads (partitions); a
+/// backend orders the work on each of its devices itself. Methods return only when their
+/// result is ready (downloads, MSM results), while uploads and transforms may be queued:
+/// a GPU backend overlaps them, and errors surface no later than the next result read.
+pub trait ComputeBackend: Send + Sync {
+    /// A buffer of Fr scalars owned by the backend. Dropping it frees the memory and its
+    /// tracked bytes.
+    type FrBuffer: Send + Sync;
+    /// A set of G1 bases resident in the backend, reusable across MSMs and proofs.
+    type G1Bases: Send + Sync;
+    /// A set of G2 bases resident in the backend, reusable across MSMs and proofs.
+    type G2Bases: Send + Sync;
+
+    /// A human-readable name: the backend and its device(s).
+    fn name(&self) -> String;
+
+    /// The tracker that counts this backend's allocations.
+    fn tracker(&self) -> &MemoryTracker;
+
+    /// The memory of the device(s) this backend computes in.
+    fn memory_info(&self) -> Result<MemoryInfo, BackendError>;
+
+    /// A zero-filled buffer of `len` scalars, named for the tracker and error messages.
+    fn alloc_fr(&self, name: &str, len: usize) -> Result<Self::FrBuffer, BackendError>;
+
+    /// A buffer holding a copy of `data`.
+    fn upload_fr(&self, name: &str, data: &[Fr]) -> Result<Self::FrBuffer, BackendError>;
+
+    /// Overwrites `buf[offset..offset + data.len()]` with `data`: how callers stream a
+    /// vector into a buffer chunk by chunk.
+    fn write_fr(
+        &self,
+        buf: &mut Self::FrBuffer,
+        offset: usize,
+        data: &[Fr],
+    ) -> Result<(), BackendError>;
+
+    /// Copies `buf[offset..offset + out.len()]` into `out`.
+    fn read_fr(
+        &self,
+        buf: &Self::FrBuffer,
+        offset: usize,
+        out: &mut [Fr],
+    ) -> Result<(), BackendError>;
+
+    /// The number of scalars in a buffer.
+    fn fr_len(&self, buf: &Self::FrBuffer) -> usize;
+
+    /// Applies `transform` in place; the buffer's length is the domain size and must be a
+    /// power of two. `order` states the order of input and output.
+    fn transform(
+        &self,
+        buf: &mut Self::FrBuffer,
+        transform: Transform,
+        order: NttOrder,
+    ) -> Result<(), BackendError>;
+
+    /// `a[i] *= b[i]`.
+    fn mul_assign(&self, a: &mut Self::FrBuffer, b: &Self::FrBuffer) -> Result<(), BackendError>;
+
+    /// `a[i] -= b[i]`.
+    fn sub_assign(&self, a: &mut Self::FrBuffer, b: &Self::FrBuffer) -> Result<(), BackendError>;
+
+    /// `a[i] *= s`.
+    fn scale(&self, a: &mut Self::FrBuffer, s: Fr) -> Result<(), BackendError>;
+
+    /// `a[i] *= g^i`.
+    fn distribute_powers(&self, a: &mut Self::FrBuffer, g: Fr) -> Result<(), BackendError>;
+
+    /// Makes G1 bases resident.
+    fn upload_g1_bases(
+        &self,
+        name: &str,
+        bases: &[G1Affine],
+    ) -> Result<Self::G1Bases, BackendError>;
+
+    /// Makes G2 bases resident.
+    fn upload_g2_bases(
+        &self,
+        name: &str,
+        bases: &[G2Affine],
+    ) -> Result<Self::G2Bases, BackendError>;
+
+    /// The number of bases in a resident G1 set.
+    fn g1_len(&self, bases: &Self::G1Bases) -> usize;
+
+    /// The number of bases in a resident G2 set.
+    fn g2_len(&self, bases: &Self::G2Bases) -> usize;
+
+    /// `sum_i scalars[i] * bases[skip + i]` over G1.
+    ///
+    /// With a `density`, the bases are dense over the *used* variables only: the k-th base
+    /// (after `skip`) pairs with the scalar of the k-th set bit, and `scalars.len()` equals
+    /// `density.len()` (bellperson's convention). Scalars equal to 0 or 1 may take a fast
+    /// path. `skip` lets one resident set serve several MSMs (e.g. inputs and auxiliaries).
+    ///
+    /// # Security
+    /// Variable time in scalars and bases, as every prover's MSM is: the witness is blinded
+    /// by the random `r`, `s` of the proof, and timing of the prover's own machine is not an
+    /// adversary channel in the deployments sluice targets.
+    fn msm_g1(
+        &self,
+        bases: &Self::G1Bases,
+        skip: usize,
+        scalars: Scalars<'_, Self>,
+        density: Option<&Density>,
+    ) -> Result<G1Projective, BackendError>;
+
+    /// As [`msm_g1`](Self::msm_g1), over G2.
+    ///
+    /// # Security
+    /// Variable time, as `msm_g1`.
+    fn msm_g2(
+        &self,
+        bases: &Self::G2Bases,
+        skip: usize,
+        scalars: Scalars<'_, Self>,
+        density: Option<&Density>,
+    ) -> Result<G2Projective, BackendError>;
+}

@@ -1,0 +1,94 @@
+//! The one error type every backend operation returns.
+
+use crate::memory::MemoryKind;
+
+/// Why a backend operation failed.
+///
+/// Every `ComputeBackend` method returns `Result<_, BackendError>`; no backend panics on bad
+/// input and none falls back to another backend on its own.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BackendError {
+    /// An allocation did not fit: the device (or the budget the caller set) has too little
+    /// memory left.
+    #[error("out of {kind} memory allocating `{what}`: requested {requested} bytes, {available} available")]
+    OutOfMemory {
+        /// Host or device memory.
+        kind: MemoryKind,
+        /// The name of the allocation that failed.
+        what: String,
+        /// Bytes asked for.
+        requested: u64,
+        /// Bytes that were still available under the limit.
+        available: u64,
+    },
+    /// Two operands (or an operand and a domain) have different lengths.
+    #[error("length mismatch in {what}: expected {expected}, got {got}")]
+    LengthMismatch {
+        /// The operation and operand concerned.
+        what: &'static str,
+        /// The length required.
+        expected: usize,
+        /// The length given.
+        got: usize,
+    },
+    /// An NTT domain larger than the field (2-adicity 32) or the backend supports.
+    #[error("NTT domain of 2^{log_size} elements is too large (maximum 2^{max})")]
+    DomainTooLarge {
+        /// log2 of the requested domain size.
+        log_size: u32,
+        /// log2 of the largest supported domain.
+        max: u32,
+    },
+    /// An argument is invalid for a reason other than its length (e.g. an index out of range).
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    /// The operation or argument is valid but this backend does not support it.
+    #[error("unsupported by this backend: {0}")]
+    Unsupported(String),
+    /// The driver (OpenCL) reported an error.
+    #[error("driver error {code}: {message}{}", build_log.as_deref().map(|l| format!("\nbuild log:\n{l}")).unwrap_or_default())]
+    Driver {
+        /// The driver's status code (an OpenCL `cl_int`), 0 where none applies.
+        code: i32,
+        /// What failed.
+        message: String,
+        /// The compiler's log when a kernel program failed to build.
+        build_log: Option<String>,
+    },
+}
+
+impl From<sluice_ntt::NttError> for BackendError {
+    fn from(e: sluice_ntt::NttError) -> Self {
+        match e {
+            sluice_ntt::NttError::DomainTooLarge { log_size, max } => {
+                BackendError::DomainTooLarge { log_size, max }
+            }
+            sluice_ntt::NttError::LengthMismatch { expected, got } => {
+                BackendError::LengthMismatch {
+                    what: "ntt",
+                    expected,
+                    got,
+                }
+            }
+            other => BackendError::InvalidInput(other.to_string()),
+        }
+    }
+}
+
+impl From<sluice_msm::MsmError> for BackendError {
+    fn from(e: sluice_msm::MsmError) -> Self {
+        match e {
+            sluice_msm::MsmError::LengthMismatch {
+                what,
+                expected,
+                got,
+            } => BackendError::LengthMismatch {
+                what,
+                expected,
+                got,
+            },
+            other => BackendError::InvalidInput(other.to_string()),
+        }
+    }
+}
