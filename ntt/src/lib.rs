@@ -204,7 +204,7 @@ mod tests {
     use crate::test_util::{naive_dft, permuted, random_vec, reference_root, seeded};
     use alloc::vec;
     use alloc::vec::Vec;
-    use ff::Field;
+    use ff::{Field, PrimeField};
     use sluice_field::Fr;
 
     type Kernel = fn(&Domain<Fr>, &mut [Fr], NttOrder) -> Result<(), NttError>;
@@ -454,5 +454,61 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// sluice's Fr to arkworks' through canonical little-endian bytes.
+    fn to_ark(x: &Fr) -> ark_bls12_381::Fr {
+        use ark_ff::PrimeField as _;
+        ark_bls12_381::Fr::from_le_bytes_mod_order(&x.to_repr())
+    }
+
+    /// arkworks' Fr to sluice's through canonical little-endian bytes.
+    fn from_ark(x: &ark_bls12_381::Fr) -> Fr {
+        use ark_ff::{BigInteger as _, PrimeField as _};
+        let bytes: [u8; 32] = x.into_bigint().to_bytes_le().try_into().unwrap();
+        Fr::from_repr(bytes).unwrap()
+    }
+
+    #[test]
+    fn matches_arkworks_radix2_domain() {
+        use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
+        let seed = 5;
+        let mut rng = seeded(seed);
+        let log_n = 16u32;
+        let n = 1usize << log_n;
+        let domain = Domain::<Fr>::new(log_n).unwrap();
+        let ark_domain = Radix2EvaluationDomain::<ark_bls12_381::Fr>::new(n).unwrap();
+        assert_eq!(from_ark(&ark_domain.group_gen()), domain.omega());
+        let x = random_vec(&mut rng, n);
+        let ark_x: Vec<ark_bls12_381::Fr> = x.iter().map(to_ark).collect();
+
+        let mut ours = x.clone();
+        ntt(&domain, &mut ours, NttOrder::NaturalToNatural).unwrap();
+        let mut theirs = ark_x.clone();
+        ark_domain.fft_in_place(&mut theirs);
+        let theirs: Vec<Fr> = theirs.iter().map(from_ark).collect();
+        assert!(ours == theirs, "seed {seed}: ntt differs from ark fft");
+
+        let mut ours = x.clone();
+        intt(&domain, &mut ours, NttOrder::NaturalToNatural).unwrap();
+        let mut theirs = ark_x.clone();
+        ark_domain.ifft_in_place(&mut theirs);
+        let theirs: Vec<Fr> = theirs.iter().map(from_ark).collect();
+        assert!(ours == theirs, "seed {seed}: intt differs from ark ifft");
+
+        // arkworks' coset domain with offset 7 is sluice's coset.
+        let ark_coset = ark_domain.get_coset(to_ark(&Fr::from(7))).unwrap();
+        let mut ours = x.clone();
+        coset_ntt(&domain, &mut ours, NttOrder::NaturalToNatural).unwrap();
+        let mut theirs = ark_x;
+        ark_coset.fft_in_place(&mut theirs);
+        let theirs: Vec<Fr> = theirs.iter().map(from_ark).collect();
+        assert!(
+            ours == theirs,
+            "seed {seed}: coset_ntt differs from ark coset fft"
+        );
+        let mut back = ours;
+        coset_intt(&domain, &mut back, NttOrder::NaturalToNatural).unwrap();
+        assert!(back == x, "seed {seed}: coset_intt(coset_ntt(x)) != x");
     }
 }
