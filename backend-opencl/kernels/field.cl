@@ -1,0 +1,130 @@
+// Montgomery arithmetic in a prime field of FIELD_LIMBS 32-bit little-endian limbs.
+//
+// A template: the host replaces `FIELD` with the field's name (Fr, Fq) and prepends the
+// generated header that defines the type and FIELD_P (modulus), FIELD_ONE (R mod p),
+// FIELD_R2 (R^2 mod p) and FIELD_INV (-p^-1 mod 2^32). Values are always fully reduced.
+// Both moduli leave the top bit of the top limb free (p < 2^(32 FIELD_LIMBS - 1)), so the
+// sum of two reduced values never carries out of the last limb.
+
+inline FIELD FIELD_zero(void) {
+  FIELD r;
+  for (uint i = 0; i < FIELD_LIMBS; i++) r.v[i] = 0;
+  return r;
+}
+
+inline FIELD FIELD_one(void) { return FIELD_ONE; }
+
+inline bool FIELD_eq(FIELD a, FIELD b) {
+  for (uint i = 0; i < FIELD_LIMBS; i++)
+    if (a.v[i] != b.v[i]) return false;
+  return true;
+}
+
+inline bool FIELD_is_zero(FIELD a) {
+  uint acc = 0;
+  for (uint i = 0; i < FIELD_LIMBS; i++) acc |= a.v[i];
+  return acc == 0;
+}
+
+// a >= b as integers.
+inline bool FIELD_gte(FIELD a, FIELD b) {
+  for (int i = FIELD_LIMBS - 1; i >= 0; i--) {
+    if (a.v[i] > b.v[i]) return true;
+    if (a.v[i] < b.v[i]) return false;
+  }
+  return true;
+}
+
+#ifndef SLUICE_NVIDIA
+// a + b mod 2^(32 FIELD_LIMBS) (the NVIDIA build uses a generated PTX chain instead).
+inline FIELD FIELD_add_nc(FIELD a, FIELD b) {
+  FIELD r;
+  uint carry = 0;
+  for (uint i = 0; i < FIELD_LIMBS; i++) {
+    ulong s = (ulong)a.v[i] + (ulong)b.v[i] + (ulong)carry;
+    r.v[i] = (uint)s;
+    carry = (uint)(s >> 32);
+  }
+  return r;
+}
+
+// a - b mod 2^(32 FIELD_LIMBS); *borrow = 1 when b > a.
+inline FIELD FIELD_sub_nc(FIELD a, FIELD b, uint *borrow) {
+  FIELD r;
+  uint br = 0;
+  for (uint i = 0; i < FIELD_LIMBS; i++) {
+    ulong d = (ulong)a.v[i] - (ulong)b.v[i] - (ulong)br;
+    r.v[i] = (uint)d;
+    br = (uint)(d >> 63);
+  }
+  *borrow = br;
+  return r;
+}
+#endif
+
+inline FIELD FIELD_add(FIELD a, FIELD b) {
+  FIELD r = FIELD_add_nc(a, b);
+  if (FIELD_gte(r, FIELD_P)) {
+    uint br;
+    r = FIELD_sub_nc(r, FIELD_P, &br);
+  }
+  return r;
+}
+
+inline FIELD FIELD_sub(FIELD a, FIELD b) {
+  uint br;
+  FIELD r = FIELD_sub_nc(a, b, &br);
+  if (br) r = FIELD_add_nc(r, FIELD_P);
+  return r;
+}
+
+inline FIELD FIELD_neg(FIELD a) { return FIELD_sub(FIELD_zero(), a); }
+
+inline FIELD FIELD_double(FIELD a) { return FIELD_add(a, a); }
+
+// Montgomery product a b R^-1 (CIOS: one multiply row and one reduction row per limb of b).
+FIELD FIELD_mul(FIELD a, FIELD b) {
+  uint t[FIELD_LIMBS + 2];
+  for (uint i = 0; i < FIELD_LIMBS + 2; i++) t[i] = 0;
+  for (uint i = 0; i < FIELD_LIMBS; i++) {
+    uint c = 0;
+    for (uint j = 0; j < FIELD_LIMBS; j++) t[j] = mac(a.v[j], b.v[i], t[j], &c);
+    ulong s = (ulong)t[FIELD_LIMBS] + (ulong)c;
+    t[FIELD_LIMBS] = (uint)s;
+    t[FIELD_LIMBS + 1] = (uint)(s >> 32);
+
+    uint m = t[0] * FIELD_INV;
+    c = 0;
+    mac(m, FIELD_P.v[0], t[0], &c);  // the low word is zero by the choice of m
+    for (uint j = 1; j < FIELD_LIMBS; j++) t[j - 1] = mac(m, FIELD_P.v[j], t[j], &c);
+    s = (ulong)t[FIELD_LIMBS] + (ulong)c;
+    t[FIELD_LIMBS - 1] = (uint)s;
+    t[FIELD_LIMBS] = t[FIELD_LIMBS + 1] + (uint)(s >> 32);
+  }
+  FIELD r;
+  for (uint i = 0; i < FIELD_LIMBS; i++) r.v[i] = t[i];
+  if (t[FIELD_LIMBS] != 0 || FIELD_gte(r, FIELD_P)) {
+    uint br;
+    r = FIELD_sub_nc(r, FIELD_P, &br);
+  }
+  return r;
+}
+
+inline FIELD FIELD_sqr(FIELD a) { return FIELD_mul(a, a); }
+
+// Montgomery form to canonical integer: a R^-1.
+inline FIELD FIELD_from_mont(FIELD a) {
+  FIELD one = FIELD_zero();
+  one.v[0] = 1;
+  return FIELD_mul(a, one);
+}
+
+// a^e for a 64-bit exponent (square and multiply, most significant bit first).
+FIELD FIELD_pow(FIELD a, ulong e) {
+  FIELD r = FIELD_one();
+  for (int i = 63; i >= 0; i--) {
+    r = FIELD_sqr(r);
+    if ((e >> i) & 1) r = FIELD_mul(r, a);
+  }
+  return r;
+}

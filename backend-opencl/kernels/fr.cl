@@ -1,0 +1,116 @@
+// The Fr program: pointwise operations, the NTT and the MSM scalar preparation.
+// Follows the generated Fr header and field.cl instantiated for Fr. Buffers hold Fr in
+// Montgomery form (the host's bytes) unless stated otherwise; `n` is the element count of the
+// chunk a launch works on.
+
+__kernel void fr_mul_assign(__global Fr *a, __global const Fr *b, uint n) {
+  uint i = get_global_id(0);
+  if (i < n) a[i] = Fr_mul(a[i], b[i]);
+}
+
+__kernel void fr_sub_assign(__global Fr *a, __global const Fr *b, uint n) {
+  uint i = get_global_id(0);
+  if (i < n) a[i] = Fr_sub(a[i], b[i]);
+}
+
+// a[i] *= s[0].
+__kernel void fr_scale(__global Fr *a, __global const Fr *s, uint n) {
+  uint i = get_global_id(0);
+  if (i < n) a[i] = Fr_mul(a[i], s[0]);
+}
+
+// a[i] *= g^(first + i): each work item takes `per_item` consecutive elements, so one
+// exponentiation per item starts its run of multiplications.
+__kernel void fr_distribute_powers(__global Fr *a, __global const Fr *g, uint n, uint per_item,
+                                   ulong first) {
+  uint start = get_global_id(0) * per_item;
+  if (start >= n) return;
+  uint end = min(start + per_item, n);
+  Fr gg = g[0];
+  Fr p = Fr_pow(gg, first + start);
+  for (uint i = start; i < end; i++) {
+    a[i] = Fr_mul(a[i], p);
+    p = Fr_mul(p, gg);
+  }
+}
+
+inline uint reverse_bits(uint x) {
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+  x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
+  return (x >> 16) | (x << 16);
+}
+
+// In-place bit-reversal permutation of 2^log_n elements (log_n >= 1).
+__kernel void fr_bit_reverse(__global Fr *a, uint log_n) {
+  uint i = get_global_id(0);
+  if (i >= (1u << log_n)) return;
+  uint r = reverse_bits(i) >> (32 - log_n);
+  if (i < r) {
+    Fr t = a[i];
+    a[i] = a[r];
+    a[r] = t;
+  }
+}
+
+// One pass of an in-place radix-2 NTT: `deg` consecutive radix-2 rounds in local memory.
+//
+// The rounds are those with half-sizes m = m0, 2 m0, ..., m0 2^(deg-1) (m0 = 2^log_m0). Their
+// butterflies stay within sets of 2^deg elements {base + t m0}; one work group of 2^(deg-1)
+// items owns one set. Decimation in time (dif = 0, bit-reversed input to natural output)
+// runs the rounds upwards, decimation in frequency (dif = 1, natural input to bit-reversed
+// output) downwards. The twiddle w^e (w a primitive 2^log_n-th root, e < 2^(log_n-1)) is
+// tw_lo[e mod 2^lo_bits] * tw_hi[e >> lo_bits]: two small tables instead of one of n/2.
+__kernel void fr_ntt_pass(__global Fr *a, __global const Fr *tw_lo, __global const Fr *tw_hi,
+                          __local Fr *u, uint log_n, uint log_m0, uint deg, uint lo_bits,
+                          uint dif) {
+  const uint lid = get_local_id(0);
+  const uint set = get_group_id(0);
+  const uint m0 = 1u << log_m0;
+  const uint r = set & (m0 - 1);
+  const uint base = ((set >> log_m0) << (log_m0 + deg)) + r;
+  const uint hsize = 1u << (deg - 1);
+  u[lid] = a[base + lid * m0];
+  u[lid + hsize] = a[base + (lid + hsize) * m0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = 0; s < deg; s++) {
+    const uint q = dif ? deg - 1 - s : s;
+    const uint jl = lid & ((1u << q) - 1);
+    const uint i0 = ((lid >> q) << (q + 1)) + jl;
+    const uint i1 = i0 + (1u << q);
+    // The butterfly's position j = jl m0 + r in its block of 2m; its twiddle is w_2m^j.
+    const uint e = (jl * m0 + r) << (log_n - 1 - log_m0 - q);
+    const Fr w = Fr_mul(tw_lo[e & ((1u << lo_bits) - 1)], tw_hi[e >> lo_bits]);
+    const Fr x = u[i0];
+    const Fr y = u[i1];
+    if (dif) {
+      u[i0] = Fr_add(x, y);
+      u[i1] = Fr_mul(Fr_sub(x, y), w);
+    } else {
+      const Fr t = Fr_mul(y, w);
+      u[i0] = Fr_add(x, t);
+      u[i1] = Fr_sub(x, t);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  a[base + lid * m0] = u[lid];
+  a[base + (lid + hsize) * m0] = u[lid + hsize];
+}
+
+// out[i] = in[i] out of Montgomery form (canonical integers for the MSM's windows).
+__kernel void fr_from_mont(__global Fr *out, __global const Fr *in, uint n) {
+  uint i = get_global_id(0);
+  if (i < n) out[i] = Fr_from_mont(in[i]);
+}
+
+// out[i] = canonical in[idx[i] - chunk_start] for the indices that fall into this chunk of the
+// source: how an MSM reads the used scalars of a density-masked buffer.
+__kernel void fr_gather_from_mont(__global Fr *out, __global const Fr *in,
+                                  __global const uint *idx, uint n, uint chunk_start,
+                                  uint chunk_len) {
+  uint i = get_global_id(0);
+  if (i >= n) return;
+  uint j = idx[i] - chunk_start;  // wraps above chunk_len when idx[i] < chunk_start
+  if (j < chunk_len) out[i] = Fr_from_mont(in[j]);
+}

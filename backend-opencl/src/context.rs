@@ -1,0 +1,333 @@
+//! One device's context, queue and programs, and the small helpers every operation uses:
+//! chunked buffers and kernel launches.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use ocl::core::{self, ArgVal, Event, MemFlags};
+use sluice_backend::{Allocation, BackendError, MemoryKind, MemoryTracker};
+
+use crate::device::DeviceInfo;
+use crate::program::{self, KernelCache};
+use crate::source::ProgramKind;
+use crate::{driver_error, lock};
+
+/// A device with its own context and in-order queue.
+pub(crate) struct DeviceCtx {
+    pub(crate) info: &'static DeviceInfo,
+    pub(crate) context: core::Context,
+    pub(crate) queue: core::CommandQueue,
+    programs: Mutex<HashMap<ProgramKind, Arc<core::Program>>>,
+    /// Twiddle tables per (log2 size, inverse), built on first use.
+    pub(crate) twiddles: Mutex<HashMap<(u32, bool), Arc<crate::ntt::Twiddles>>>,
+    /// The largest chunk of one buffer, in bytes.
+    pub(crate) max_chunk_bytes: u64,
+    cache: KernelCache,
+}
+
+impl DeviceCtx {
+    pub(crate) fn new(
+        info: &'static DeviceInfo,
+        cache: KernelCache,
+        max_chunk_bytes: Option<u64>,
+    ) -> Result<Self, BackendError> {
+        let props = core::ContextProperties::new().platform(info.platform_id);
+        let context = core::create_context(Some(&props), &[info.device_id], None, None)
+            .map_err(|e| driver_error("clCreateContext", &e))?;
+        let queue = core::create_command_queue(&context, info.device_id, None)
+            .map_err(|e| driver_error("clCreateCommandQueue", &e))?;
+        let cap = info.max_alloc_bytes.max(1 << 20);
+        Ok(DeviceCtx {
+            info,
+            context,
+            queue,
+            programs: Mutex::new(HashMap::new()),
+            twiddles: Mutex::new(HashMap::new()),
+            max_chunk_bytes: max_chunk_bytes.map_or(cap, |m| m.min(cap)),
+            cache,
+        })
+    }
+
+    /// The program of `kind`, built on first use (the lock is held while building, so
+    /// concurrent first users wait for one build).
+    pub(crate) fn program(&self, kind: ProgramKind) -> Result<Arc<core::Program>, BackendError> {
+        let mut programs = lock(&self.programs);
+        if let Some(p) = programs.get(&kind) {
+            return Ok(p.clone());
+        }
+        let p = Arc::new(program::build(&self.context, self.info, kind, &self.cache)?);
+        programs.insert(kind, p.clone());
+        Ok(p)
+    }
+
+    /// Starts a launch of `name` from the program of `kind`.
+    pub(crate) fn kernel(&self, kind: ProgramKind, name: &str) -> Result<Launch<'_>, BackendError> {
+        let program = self.program(kind)?;
+        let kernel =
+            core::create_kernel(&program, name).map_err(|e| driver_error("clCreateKernel", &e))?;
+        Ok(Launch {
+            queue: &self.queue,
+            kernel,
+            next: 0,
+        })
+    }
+
+    pub(crate) fn finish(&self) -> Result<(), BackendError> {
+        core::finish(&self.queue).map_err(|e| driver_error("clFinish", &e))
+    }
+
+    /// One raw buffer of `words` 32-bit words, not tracked (the caller holds the tracking).
+    pub(crate) fn raw_buffer(&self, what: &str, words: usize) -> Result<core::Mem, BackendError> {
+        // SAFETY: no host pointer is passed; the buffer is written before it is read.
+        unsafe {
+            core::create_buffer(
+                &self.context,
+                MemFlags::new().read_write(),
+                words.max(1),
+                None::<&[u32]>,
+            )
+        }
+        .map_err(|e| alloc_error(what, (words * 4) as u64, &e))
+    }
+
+    /// Writes `data` into `mem` at word `offset` (blocking).
+    pub(crate) fn write(
+        &self,
+        mem: &core::Mem,
+        offset: usize,
+        data: &[u32],
+    ) -> Result<(), BackendError> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: a blocking write: `data` outlives the transfer.
+        unsafe {
+            core::enqueue_write_buffer(
+                &self.queue,
+                mem,
+                true,
+                offset,
+                data,
+                None::<Event>,
+                None::<&mut Event>,
+            )
+        }
+        .map_err(|e| alloc_error("buffer write", (data.len() * 4) as u64, &e))
+    }
+
+    /// Reads `out.len()` words of `mem` from word `offset` (blocking).
+    pub(crate) fn read(
+        &self,
+        mem: &core::Mem,
+        offset: usize,
+        out: &mut [u32],
+    ) -> Result<(), BackendError> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: a blocking read into a live slice of the right length.
+        unsafe {
+            core::enqueue_read_buffer(
+                &self.queue,
+                mem,
+                true,
+                offset,
+                out,
+                None::<Event>,
+                None::<&mut Event>,
+            )
+        }
+        .map_err(|e| driver_error("clEnqueueReadBuffer", &e))
+    }
+
+    /// Zero-fills `words` words of `mem`.
+    pub(crate) fn fill_zero(&self, mem: &core::Mem, words: usize) -> Result<(), BackendError> {
+        if words == 0 {
+            return Ok(());
+        }
+        core::enqueue_fill_buffer(
+            &self.queue,
+            mem,
+            0u32,
+            0,
+            words,
+            None::<Event>,
+            None::<&mut Event>,
+            None,
+        )
+        .map_err(|e| alloc_error("buffer fill", (words * 4) as u64, &e))
+    }
+}
+
+/// Maps an allocation-time error: out-of-memory codes become [`BackendError::OutOfMemory`].
+pub(crate) fn alloc_error(what: &str, bytes: u64, e: &core::Error) -> BackendError {
+    // CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY,
+    // CL_INVALID_BUFFER_SIZE.
+    match e.api_status().map(|s| s as i32) {
+        Some(-4 | -5 | -6 | -61) => BackendError::OutOfMemory {
+            kind: MemoryKind::Device,
+            what: what.to_owned(),
+            requested: bytes,
+            available: 0,
+        },
+        _ => driver_error(what, e),
+    }
+}
+
+/// A kernel launch being assembled: arguments in order, then [`Launch::run`].
+pub(crate) struct Launch<'a> {
+    queue: &'a core::CommandQueue,
+    kernel: core::Kernel,
+    next: u32,
+}
+
+impl Launch<'_> {
+    fn arg(mut self, v: ArgVal<'_>) -> Result<Self, BackendError> {
+        core::set_kernel_arg(&self.kernel, self.next, v)
+            .map_err(|e| driver_error("clSetKernelArg", &e))?;
+        self.next += 1;
+        Ok(self)
+    }
+
+    pub(crate) fn mem(self, m: &core::Mem) -> Result<Self, BackendError> {
+        self.arg(ArgVal::mem(m))
+    }
+
+    pub(crate) fn u32(self, v: u32) -> Result<Self, BackendError> {
+        self.arg(ArgVal::scalar(&v))
+    }
+
+    pub(crate) fn u64(self, v: u64) -> Result<Self, BackendError> {
+        self.arg(ArgVal::scalar(&v))
+    }
+
+    /// A `__local` argument of `words` 32-bit words.
+    pub(crate) fn local_words(self, words: usize) -> Result<Self, BackendError> {
+        self.arg(ArgVal::local::<u32>(&words))
+    }
+
+    /// Enqueues over `global` work items (rounded up to a multiple of `local`).
+    pub(crate) fn run(self, global: usize, local: Option<usize>) -> Result<(), BackendError> {
+        if global == 0 {
+            return Ok(());
+        }
+        let global = local.map_or(global, |l| global.div_ceil(l) * l);
+        // SAFETY: every argument is set; the buffers outlive the queue's use of them because
+        // every operation that reads results synchronises (blocking read or finish) before
+        // its buffers can be dropped.
+        unsafe {
+            core::enqueue_kernel(
+                self.queue,
+                &self.kernel,
+                1,
+                None,
+                &[global, 1, 1],
+                local.map(|l| [l, 1, 1]),
+                None::<Event>,
+                None::<&mut Event>,
+            )
+        }
+        .map_err(|e| driver_error("clEnqueueNDRangeKernel", &e))
+    }
+}
+
+/// Elements of a fixed number of 32-bit words in one or more cl buffers ("chunks"): a
+/// buffer larger than the device's largest single allocation is split. Every chunk holds
+/// `chunk_len` elements (a power of two) except the last.
+pub(crate) struct Chunked {
+    pub(crate) device: usize,
+    pub(crate) chunks: Vec<core::Mem>,
+    pub(crate) chunk_len: usize,
+    pub(crate) len: usize,
+    pub(crate) words: usize,
+    _tracked: Allocation,
+}
+
+impl Chunked {
+    /// Allocates `len` elements of `words` words on device `device` (tracked as `name`).
+    pub(crate) fn alloc(
+        ctx: &DeviceCtx,
+        device: usize,
+        tracker: &MemoryTracker,
+        name: &str,
+        len: usize,
+        words: usize,
+    ) -> Result<Self, BackendError> {
+        let bytes = (len as u64) * (words as u64) * 4;
+        let tracked = tracker.allocate(MemoryKind::Device, name, bytes)?;
+        let per_chunk = (ctx.max_chunk_bytes / (words as u64 * 4)).max(1);
+        let chunk_len = 1usize << (63 - per_chunk.leading_zeros());
+        let mut chunks = Vec::with_capacity(len.div_ceil(chunk_len));
+        let mut start = 0;
+        while start < len {
+            let n = chunk_len.min(len - start);
+            chunks.push(ctx.raw_buffer(name, n * words)?);
+            start += n;
+        }
+        Ok(Chunked {
+            device,
+            chunks,
+            chunk_len,
+            len,
+            words,
+            _tracked: tracked,
+        })
+    }
+
+    /// Elements in chunk `i`.
+    pub(crate) fn chunk_elems(&self, i: usize) -> usize {
+        self.chunk_len.min(self.len - i * self.chunk_len)
+    }
+
+    /// Writes `data` (whole elements) at element `offset`, across chunks as needed.
+    pub(crate) fn write(
+        &self,
+        ctx: &DeviceCtx,
+        offset: usize,
+        data: &[u32],
+    ) -> Result<(), BackendError> {
+        self.each_range(offset, data.len() / self.words, |chunk, at, from, n| {
+            ctx.write(
+                &self.chunks[chunk],
+                at * self.words,
+                &data[from * self.words..(from + n) * self.words],
+            )
+        })
+    }
+
+    /// Reads `out.len() / words` elements from element `offset`.
+    pub(crate) fn read(
+        &self,
+        ctx: &DeviceCtx,
+        offset: usize,
+        out: &mut [u32],
+    ) -> Result<(), BackendError> {
+        let w = self.words;
+        self.each_range(offset, out.len() / w, |chunk, at, from, n| {
+            ctx.read(
+                &self.chunks[chunk],
+                at * w,
+                &mut out[from * w..(from + n) * w],
+            )
+        })
+    }
+
+    /// Calls `f(chunk, offset in chunk, offset in the range, count)` for each piece of the
+    /// element range `[offset, offset + len)`; the range must lie within the buffer.
+    pub(crate) fn each_range(
+        &self,
+        offset: usize,
+        len: usize,
+        mut f: impl FnMut(usize, usize, usize, usize) -> Result<(), BackendError>,
+    ) -> Result<(), BackendError> {
+        let mut done = 0;
+        while done < len {
+            let pos = offset + done;
+            let (chunk, at) = (pos / self.chunk_len, pos % self.chunk_len);
+            let n = (self.chunk_len - at).min(len - done);
+            f(chunk, at, done, n)?;
+            done += n;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,206 @@
+//! Device discovery: the OpenCL platforms and devices of this machine, listed once per
+//! process, and the selection of the devices a backend computes on.
+
+use std::sync::OnceLock;
+
+use ocl::core::{self, DeviceInfo as ClDeviceInfo, DeviceInfoResult, PlatformInfo};
+use sluice_backend::BackendError;
+
+/// `CL_PLATFORM_NOT_FOUND_KHR`: what the ICD loader answers when no driver is registered.
+const PLATFORM_NOT_FOUND_KHR: i32 = -1001;
+
+/// One OpenCL device, as discovered at startup.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// Position in [`devices`]: the index [`DeviceSelector::Index`] refers to.
+    pub index: usize,
+    /// The device's name (`CL_DEVICE_NAME`).
+    pub name: String,
+    /// The device's vendor (`CL_DEVICE_VENDOR`).
+    pub vendor: String,
+    /// The driver version (`CL_DRIVER_VERSION`).
+    pub driver_version: String,
+    /// The platform's name (`CL_PLATFORM_NAME`).
+    pub platform_name: String,
+    /// The platform's version (`CL_PLATFORM_VERSION`).
+    pub platform_version: String,
+    /// Global memory in bytes (`CL_DEVICE_GLOBAL_MEM_SIZE`).
+    pub global_mem_bytes: u64,
+    /// The largest single allocation in bytes (`CL_DEVICE_MAX_MEM_ALLOC_SIZE`).
+    pub max_alloc_bytes: u64,
+    /// Compute units (`CL_DEVICE_MAX_COMPUTE_UNITS`).
+    pub compute_units: u32,
+    /// The largest work group (`CL_DEVICE_MAX_WORK_GROUP_SIZE`).
+    pub max_work_group_size: usize,
+    /// Whether the device is a GPU (`CL_DEVICE_TYPE_GPU`); sizes the MSM's parallelism.
+    pub is_gpu: bool,
+    pub(crate) platform_id: core::PlatformId,
+    pub(crate) device_id: core::DeviceId,
+}
+
+impl DeviceInfo {
+    /// Whether kernels for this device take the inline-PTX path (the vendor is NVIDIA).
+    pub fn is_nvidia(&self) -> bool {
+        self.vendor.to_ascii_uppercase().contains("NVIDIA")
+    }
+}
+
+/// Which devices a backend uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeviceSelector {
+    /// The device at this index of [`devices`].
+    Index(usize),
+    /// These devices, in this order. An index may repeat: each entry gets its own context
+    /// and queue (how the multi-device code is tested on a single PoCL device).
+    Indices(Vec<usize>),
+    /// Every device whose name contains this substring (case-insensitive).
+    NameContains(String),
+    /// Every device.
+    All,
+}
+
+impl DeviceSelector {
+    /// The devices this selector picks; an error if it picks none.
+    pub fn select(&self) -> Result<Vec<&'static DeviceInfo>, BackendError> {
+        let all = devices()?;
+        let chosen: Vec<&'static DeviceInfo> = match self {
+            DeviceSelector::Index(i) => all.get(*i).into_iter().collect(),
+            DeviceSelector::Indices(ix) => {
+                let mut v = Vec::with_capacity(ix.len());
+                for i in ix {
+                    v.push(all.get(*i).ok_or_else(|| no_device(self, all.len()))?);
+                }
+                v
+            }
+            DeviceSelector::NameContains(s) => {
+                let s = s.to_ascii_lowercase();
+                all.iter()
+                    .filter(|d| d.name.to_ascii_lowercase().contains(&s))
+                    .collect()
+            }
+            DeviceSelector::All => all.iter().collect(),
+        };
+        if chosen.is_empty() {
+            return Err(no_device(self, all.len()));
+        }
+        Ok(chosen)
+    }
+}
+
+fn no_device(sel: &DeviceSelector, available: usize) -> BackendError {
+    BackendError::Driver {
+        code: 0,
+        message: format!("no OpenCL device matches {sel:?} ({available} devices available)"),
+        build_log: None,
+    }
+}
+
+/// Every OpenCL device of every platform, discovered once per process.
+///
+/// Returns an error (never panics, never waits) when no OpenCL platform is installed: the
+/// ICD loader's "no platform" answer is checked before `ocl` is asked, because `ocl` retries
+/// that answer for ten seconds.
+pub fn devices() -> Result<&'static [DeviceInfo], BackendError> {
+    static DEVICES: OnceLock<Result<Vec<DeviceInfo>, (i32, String)>> = OnceLock::new();
+    match DEVICES.get_or_init(discover) {
+        Ok(v) => Ok(v),
+        Err((code, message)) => Err(BackendError::Driver {
+            code: *code,
+            message: message.clone(),
+            build_log: None,
+        }),
+    }
+}
+
+fn discover() -> Result<Vec<DeviceInfo>, (i32, String)> {
+    let mut count: core::ffi::cl_uint = 0;
+    // SAFETY: a size query: no list pointer, `count` outlives the call.
+    let status = unsafe { core::ffi::clGetPlatformIDs(0, std::ptr::null_mut(), &mut count) };
+    if status == PLATFORM_NOT_FOUND_KHR || (status == 0 && count == 0) {
+        return Err((
+            PLATFORM_NOT_FOUND_KHR,
+            "no OpenCL platform found (install an OpenCL driver, e.g. pocl-opencl-icd)".into(),
+        ));
+    }
+    if status != 0 {
+        return Err((status, format!("clGetPlatformIDs failed ({status})")));
+    }
+    let platforms = core::get_platform_ids().map_err(|e| to_pair("clGetPlatformIDs", &e))?;
+    let mut out = Vec::new();
+    for platform in platforms {
+        let pinfo = |what| {
+            core::get_platform_info(platform, what)
+                .map(|r| r.to_string())
+                .unwrap_or_default()
+        };
+        let platform_name = pinfo(PlatformInfo::Name);
+        let platform_version = pinfo(PlatformInfo::Version);
+        let ids = match core::get_device_ids(platform, Some(core::DeviceType::ALL), None) {
+            Ok(ids) => ids,
+            Err(e) => {
+                log::warn!("OpenCL platform `{platform_name}` lists no devices: {e}");
+                continue;
+            }
+        };
+        for device_id in ids {
+            let info = |what| core::get_device_info(device_id, what);
+            let text = |what| info(what).map(|r| r.to_string()).unwrap_or_default();
+            let u64_of = |what| match info(what) {
+                Ok(DeviceInfoResult::GlobalMemSize(v))
+                | Ok(DeviceInfoResult::MaxMemAllocSize(v)) => v,
+                _ => 0,
+            };
+            let compute_units = match info(ClDeviceInfo::MaxComputeUnits) {
+                Ok(DeviceInfoResult::MaxComputeUnits(v)) => v,
+                _ => 1,
+            };
+            let max_work_group_size = match info(ClDeviceInfo::MaxWorkGroupSize) {
+                Ok(DeviceInfoResult::MaxWorkGroupSize(v)) => v,
+                _ => 1,
+            };
+            let is_gpu = match info(ClDeviceInfo::Type) {
+                Ok(DeviceInfoResult::Type(t)) => t.contains(core::DeviceType::GPU),
+                _ => false,
+            };
+            out.push(DeviceInfo {
+                index: out.len(),
+                name: text(ClDeviceInfo::Name),
+                vendor: text(ClDeviceInfo::Vendor),
+                driver_version: text(ClDeviceInfo::DriverVersion),
+                platform_name: platform_name.clone(),
+                platform_version: platform_version.clone(),
+                global_mem_bytes: u64_of(ClDeviceInfo::GlobalMemSize),
+                max_alloc_bytes: u64_of(ClDeviceInfo::MaxMemAllocSize),
+                compute_units,
+                max_work_group_size,
+                is_gpu,
+                platform_id: platform,
+                device_id,
+            });
+        }
+    }
+    if out.is_empty() {
+        return Err((0, "OpenCL platforms found, but no device".into()));
+    }
+    for d in &out {
+        log::info!(
+            "OpenCL device {}: {} ({}; {}; driver {}), {} MiB, max alloc {} MiB, {} CUs",
+            d.index,
+            d.name,
+            d.vendor,
+            d.platform_version,
+            d.driver_version,
+            d.global_mem_bytes >> 20,
+            d.max_alloc_bytes >> 20,
+            d.compute_units
+        );
+    }
+    Ok(out)
+}
+
+fn to_pair(what: &str, e: &core::Error) -> (i32, String) {
+    (
+        e.api_status().map(|s| s as i32).unwrap_or(0),
+        format!("{what}: {e}"),
+    )
+}

@@ -1,0 +1,277 @@
+//! Program builds: from source or from a cached binary, with an on-disk binary cache, a
+//! process-wide in-memory binary cache, and a record of every build's duration.
+
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use ocl::core::{self, ProgramBuildInfo, ProgramBuildInfoResult, ProgramInfo, ProgramInfoResult};
+use sluice_backend::BackendError;
+
+use crate::device::DeviceInfo;
+use crate::source::ProgramKind;
+use crate::{driver_error, lock};
+
+/// Where compiled program binaries are kept between processes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum KernelCache {
+    /// `$SLUICE_KERNEL_CACHE`, else `$XDG_CACHE_HOME/sluice/kernels`, else
+    /// `~/.cache/sluice/kernels`; no disk cache if none of these is set.
+    #[default]
+    Default,
+    /// This directory.
+    Dir(PathBuf),
+    /// No disk cache (the in-process cache still applies).
+    Disabled,
+}
+
+impl KernelCache {
+    /// The directory this setting resolves to now, if any.
+    pub fn dir(&self) -> Option<PathBuf> {
+        match self {
+            KernelCache::Dir(d) => Some(d.clone()),
+            KernelCache::Disabled => None,
+            KernelCache::Default => {
+                let env = |k| {
+                    std::env::var_os(k)
+                        .filter(|v| !v.is_empty())
+                        .map(PathBuf::from)
+                };
+                env("SLUICE_KERNEL_CACHE")
+                    .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("sluice/kernels")))
+                    .or_else(|| env("HOME").map(|d| d.join(".cache/sluice/kernels")))
+            }
+        }
+    }
+}
+
+/// How one program build went.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProgramBuildTime {
+    /// The program ("fr", "g1-msm", "g2-msm").
+    pub program: &'static str,
+    /// The device's name.
+    pub device: String,
+    /// Wall-clock seconds of the build (create + build; a cache read is included).
+    pub seconds: f64,
+    /// Where the program came from.
+    pub source: BuildSource,
+}
+
+/// Where a built program came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuildSource {
+    /// Compiled from OpenCL C: a cold build.
+    Compiled,
+    /// Loaded from a binary cached earlier in this process.
+    MemoryCache,
+    /// Loaded from a binary in the on-disk cache.
+    DiskCache,
+}
+
+/// Every build of this process, in order.
+pub fn program_build_times() -> Vec<ProgramBuildTime> {
+    lock(build_log()).clone()
+}
+
+fn build_log() -> &'static Mutex<Vec<ProgramBuildTime>> {
+    static LOG: OnceLock<Mutex<Vec<ProgramBuildTime>>> = OnceLock::new();
+    LOG.get_or_init(Default::default)
+}
+
+fn binaries() -> &'static Mutex<HashMap<u128, Arc<Vec<u8>>>> {
+    static BIN: OnceLock<Mutex<HashMap<u128, Arc<Vec<u8>>>>> = OnceLock::new();
+    BIN.get_or_init(Default::default)
+}
+
+/// FNV-1a, 128 bits, over length-prefixed parts: a stable cache key (std's hashers are not
+/// guaranteed stable across Rust releases).
+fn cache_key(parts: &[&str]) -> u128 {
+    const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
+    const PRIME: u128 = 0x0000000001000000000000000000013B;
+    let mut h = OFFSET;
+    for p in parts {
+        for b in (p.len() as u64).to_le_bytes().iter().chain(p.as_bytes()) {
+            h ^= u128::from(*b);
+            h = h.wrapping_mul(PRIME);
+        }
+    }
+    h
+}
+
+/// The build options for a device: the PTX path on NVIDIA.
+pub(crate) fn build_options(device: &DeviceInfo) -> &'static str {
+    if device.is_nvidia() {
+        "-DSLUICE_NVIDIA"
+    } else {
+        ""
+    }
+}
+
+/// Builds `kind` for one device in `context`, from a cached binary when one matches.
+pub(crate) fn build(
+    context: &core::Context,
+    device: &DeviceInfo,
+    kind: ProgramKind,
+    cache: &KernelCache,
+) -> Result<core::Program, BackendError> {
+    let source = kind.source();
+    let options = build_options(device);
+    let key = cache_key(&[
+        &source,
+        &device.name,
+        &device.driver_version,
+        &device.platform_version,
+        options,
+    ]);
+    let file = cache
+        .dir()
+        .map(|d| d.join(format!("{}-{key:032x}.bin", kind.name())));
+    let start = Instant::now();
+
+    let cached = lock(binaries()).get(&key).cloned();
+    let (binary, origin) = match cached {
+        Some(b) => (Some(b), BuildSource::MemoryCache),
+        None => (
+            file.as_deref()
+                .and_then(|f| std::fs::read(f).ok())
+                .map(Arc::new),
+            BuildSource::DiskCache,
+        ),
+    };
+    if let Some(bin) = binary {
+        match from_binary(context, device, &bin, options) {
+            Ok(p) => {
+                lock(binaries()).insert(key, bin);
+                record(kind, device, start, origin);
+                return Ok(p);
+            }
+            Err(e) => log::warn!(
+                "cached binary of the {} program for {} is unusable ({e}); rebuilding",
+                kind.name(),
+                device.name
+            ),
+        }
+    }
+
+    let program = from_source(context, device, &source, options)?;
+    record(kind, device, start, BuildSource::Compiled);
+    match program_binary(&program) {
+        Ok(bin) => {
+            if let Some(f) = &file {
+                store(f, &bin);
+            }
+            lock(binaries()).insert(key, Arc::new(bin));
+        }
+        Err(e) => log::warn!(
+            "could not read back the {} program binary: {e}",
+            kind.name()
+        ),
+    }
+    Ok(program)
+}
+
+fn record(kind: ProgramKind, device: &DeviceInfo, start: Instant, source: BuildSource) {
+    let seconds = start.elapsed().as_secs_f64();
+    log::info!(
+        "OpenCL program `{}` for {}: {:.3} s ({source:?})",
+        kind.name(),
+        device.name,
+        seconds
+    );
+    lock(build_log()).push(ProgramBuildTime {
+        program: kind.name(),
+        device: device.name.clone(),
+        seconds,
+        source,
+    });
+}
+
+fn from_binary(
+    context: &core::Context,
+    device: &DeviceInfo,
+    binary: &[u8],
+    options: &str,
+) -> Result<core::Program, BackendError> {
+    let program = core::create_program_with_binary(context, &[device.device_id], &[binary])
+        .map_err(|e| driver_error("clCreateProgramWithBinary", &e))?;
+    let opts = CString::new(options).unwrap_or_default();
+    core::build_program(&program, Some(&[device.device_id]), &opts, None, None)
+        .map_err(|e| driver_error("clBuildProgram (binary)", &e))?;
+    Ok(program)
+}
+
+fn from_source(
+    context: &core::Context,
+    device: &DeviceInfo,
+    source: &str,
+    options: &str,
+) -> Result<core::Program, BackendError> {
+    let src = CString::new(source).map_err(|_| BackendError::Driver {
+        code: 0,
+        message: "kernel source contains a NUL byte".into(),
+        build_log: None,
+    })?;
+    let program = core::create_program_with_source(context, &[src])
+        .map_err(|e| driver_error("clCreateProgramWithSource", &e))?;
+    let opts = CString::new(options).unwrap_or_default();
+    if let Err(e) = core::build_program(&program, Some(&[device.device_id]), &opts, None, None) {
+        let build_log = match core::get_program_build_info(
+            &program,
+            device.device_id,
+            ProgramBuildInfo::BuildLog,
+        ) {
+            Ok(ProgramBuildInfoResult::BuildLog(l)) => l,
+            _ => String::new(),
+        };
+        // CL_BUILD_PROGRAM_FAILURE unless the driver said otherwise.
+        let code = e.api_status().map(|s| s as i32).unwrap_or(-11);
+        return Err(BackendError::Driver {
+            code,
+            message: format!("building an OpenCL program for {} failed", device.name),
+            build_log: Some(build_log),
+        });
+    }
+    Ok(program)
+}
+
+fn program_binary(program: &core::Program) -> Result<Vec<u8>, BackendError> {
+    match core::get_program_info(program, ProgramInfo::Binaries) {
+        Ok(ProgramInfoResult::Binaries(mut b)) if b.len() == 1 && !b[0].is_empty() => {
+            Ok(b.swap_remove(0))
+        }
+        Ok(_) => Err(BackendError::Driver {
+            code: 0,
+            message: "the driver returned no program binary".into(),
+            build_log: None,
+        }),
+        Err(e) => Err(driver_error("clGetProgramInfo(BINARIES)", &e)),
+    }
+}
+
+/// Writes a cache file atomically (temporary file, then rename); failures only warn.
+fn store(file: &Path, bin: &[u8]) {
+    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
+    let res = file
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(&tmp, bin))
+        .and_then(|()| std::fs::rename(&tmp, file));
+    if let Err(e) = res {
+        let _ = std::fs::remove_file(&tmp);
+        log::warn!("could not store a kernel binary in {}: {e}", file.display());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_key_separates_parts() {
+        assert_ne!(cache_key(&["ab", "c"]), cache_key(&["a", "bc"]));
+        assert_eq!(cache_key(&["x"]), cache_key(&["x"]));
+    }
+}

@@ -1,0 +1,164 @@
+//! Kernel sources: the `.cl` files of `kernels/`, assembled per program with a header that
+//! is generated here from `sluice-field`'s constants (never copied by hand).
+
+use std::fmt::Write as _;
+
+use ff::PrimeField;
+use sluice_field::{Fq, Fr};
+
+const COMMON: &str = include_str!("../kernels/common.cl");
+const FIELD: &str = include_str!("../kernels/field.cl");
+const FQ2: &str = include_str!("../kernels/fq2.cl");
+const EC: &str = include_str!("../kernels/ec.cl");
+const MSM: &str = include_str!("../kernels/msm.cl");
+const FR_OPS: &str = include_str!("../kernels/fr.cl");
+
+/// One program per job, so a job never compiles code it does not use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProgramKind {
+    /// Fr: pointwise operations, NTT, MSM scalar preparation.
+    Fr,
+    /// G1 MSM (Fq arithmetic and G1 points).
+    G1Msm,
+    /// G2 MSM (Fq, Fq2 arithmetic and G2 points).
+    G2Msm,
+    /// Kernels that expose single field operations to the tests.
+    #[cfg(test)]
+    FieldTest,
+}
+
+impl ProgramKind {
+    /// A short name for logs and build-time reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProgramKind::Fr => "fr",
+            ProgramKind::G1Msm => "g1-msm",
+            ProgramKind::G2Msm => "g2-msm",
+            #[cfg(test)]
+            ProgramKind::FieldTest => "field-test",
+        }
+    }
+
+    /// The program's full source.
+    pub(crate) fn source(self) -> String {
+        let mut s = String::from(COMMON);
+        match self {
+            ProgramKind::Fr => {
+                push_field::<4>(&mut s, "Fr", &FR_CONSTS);
+                s.push_str(FR_OPS);
+            }
+            ProgramKind::G1Msm => {
+                push_scalar_defines(&mut s);
+                push_field::<6>(&mut s, "Fq", &FQ_CONSTS);
+                push_curve(&mut s, "Fq", "G1");
+            }
+            ProgramKind::G2Msm => {
+                push_scalar_defines(&mut s);
+                push_field::<6>(&mut s, "Fq", &FQ_CONSTS);
+                s.push_str(FQ2);
+                push_curve(&mut s, "Fq2", "G2");
+            }
+            #[cfg(test)]
+            ProgramKind::FieldTest => {
+                push_field::<4>(&mut s, "Fr", &FR_CONSTS);
+                push_field::<6>(&mut s, "Fq", &FQ_CONSTS);
+                s.push_str(FQ2);
+                s.push_str(include_str!("../kernels/field_test.cl"));
+            }
+        }
+        s
+    }
+}
+
+/// The constants of one field, as `sluice-field` publishes them (64-bit little-endian limbs).
+struct FieldConsts<const N: usize> {
+    modulus: [u64; N],
+    r: [u64; N],
+    r2: [u64; N],
+    inv: u64,
+}
+
+const FR_CONSTS: FieldConsts<4> = FieldConsts {
+    modulus: Fr::MODULUS_LIMBS,
+    r: Fr::R_LIMBS,
+    r2: Fr::R2_LIMBS,
+    inv: Fr::INV,
+};
+
+const FQ_CONSTS: FieldConsts<6> = FieldConsts {
+    modulus: Fq::MODULUS_LIMBS,
+    r: Fq::R_LIMBS,
+    r2: Fq::R2_LIMBS,
+    inv: Fq::INV,
+};
+
+/// A 64-bit-limb constant as an OpenCL initializer of 32-bit limbs (same bytes on a
+/// little-endian device).
+fn limbs32(limbs: &[u64]) -> String {
+    let mut s = String::from("{{");
+    for (i, l) in limbs
+        .iter()
+        .flat_map(|l| [*l as u32, (*l >> 32) as u32])
+        .enumerate()
+    {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        let _ = write!(s, "0x{l:08x}u");
+    }
+    s.push_str("}}");
+    s
+}
+
+/// The generated header of one field (type, constants, PTX helpers), then field.cl for it.
+fn push_field<const N: usize>(s: &mut String, name: &str, c: &FieldConsts<N>) {
+    let limbs = 2 * N;
+    let _ = writeln!(
+        s,
+        "\n// ---- {name}: generated from sluice-field's constants ----"
+    );
+    let _ = writeln!(s, "#define {name}_LIMBS {limbs}");
+    let _ = writeln!(s, "typedef struct {{ uint v[{limbs}]; }} {name};");
+    let _ = writeln!(s, "__constant {name} {name}_P = {};", limbs32(&c.modulus));
+    let _ = writeln!(s, "__constant {name} {name}_ONE = {};", limbs32(&c.r));
+    let _ = writeln!(s, "__constant {name} {name}_R2 = {};", limbs32(&c.r2));
+    // -p^-1 mod 2^64 reduces to -p^-1 mod 2^32 by truncation.
+    let _ = writeln!(s, "#define {name}_INV 0x{:08x}u", c.inv as u32);
+    s.push_str("#ifdef SLUICE_NVIDIA\n");
+    s.push_str(&crate::ptx::carry_chains(name, limbs));
+    s.push_str("#endif\n");
+    s.push_str(&FIELD.replace("FIELD", name));
+}
+
+/// The scalar layout the MSM kernels read (canonical Fr, 32-bit limbs).
+fn push_scalar_defines(s: &mut String) {
+    let _ = writeln!(s, "#define SCALAR_LIMBS {}", 2 * Fr::MODULUS_LIMBS.len());
+    let _ = writeln!(s, "#define SCALAR_BITS {}", Fr::NUM_BITS);
+}
+
+fn push_curve(s: &mut String, field: &str, point: &str) {
+    s.push_str(&EC.replace("PFIELD", field).replace("POINT", point));
+    s.push_str(&MSM.replace("POINT", point));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_constants_come_from_the_field_crate() {
+        let src = ProgramKind::Fr.source();
+        // r = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001
+        assert!(src.contains(
+            "__constant Fr Fr_P = {{0x00000001u, 0xffffffffu, 0xfffe5bfeu, 0x53bda402u, \
+             0x09a1d805u, 0x3339d808u, 0x299d7d48u, 0x73eda753u}};"
+        ));
+        assert!(src.contains("#define Fr_INV 0xffffffffu"));
+        assert!(!src.contains("Fq_"), "the Fr program carries no Fq code");
+        let g1 = ProgramKind::G1Msm.source();
+        assert!(g1.contains("G1_msm_partial") && !g1.contains("Fq2_"));
+        assert!(!g1.contains("FIELD") && !g1.contains("POINT"));
+        let g2 = ProgramKind::G2Msm.source();
+        assert!(g2.contains("G2_msm_partial") && !g2.contains("G1_"));
+    }
+}
