@@ -948,6 +948,7 @@ mod tests {
             clen: $clen:literal,
             ulen: $ulen:literal,
             b: $b:expr,
+            generator_compressed_hex: $gen_hex:literal,
             cofactor_hex: $cofactor:literal,
             cases: $cases:literal,
             blst: (
@@ -1071,6 +1072,11 @@ mod tests {
                     assert!(bool::from($affine::generator().is_on_curve()));
                     assert!(bool::from($affine::generator().is_torsion_free()));
                     assert!(<$field as CurveField>::B == $b, "curve coefficient b");
+                    assert_eq!(
+                        hex::encode($affine::generator().to_compressed()),
+                        $gen_hex,
+                        "known compressed generator (ZCash serialization spec)"
+                    );
                 }
 
                 #[test]
@@ -1462,6 +1468,7 @@ mod tests {
         clen: 48,
         ulen: 96,
         b: Fq::from_u64(4),
+        generator_compressed_hex: "97f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb",
         cofactor_hex: "396c8c005555e1568c00aaab0000aaab",
         cases: 300,
         blst: (
@@ -1481,6 +1488,7 @@ mod tests {
         clen: 96,
         ulen: 192,
         b: Fq2 { c0: Fq::from_u64(4), c1: Fq::from_u64(4) },
+        generator_compressed_hex: "93e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8",
         cofactor_hex: "05d543a95414e7f1091d50792876a202cd91de4547085abaa68a205b2e5a7ddfa628f1cb4d9e82ef21537e293a6691ae1616ec6e786f0c70cf1c38e31c7238e5",
         cases: 200,
         blst: (
