@@ -98,28 +98,59 @@ pub(crate) fn neg_mod<const N: usize>(a: &[u64; N], m: &[u64; N]) -> [u64; N] {
 /// intermediate fits in N limbs and the final carry never needs a limb of its own).
 ///
 /// Preconditions: `a < 2^(64N) - m` and `b < m` (so reduced inputs always qualify; `a` may be
-/// any value below `2^(64N-1)`, which [`from_wide`]-style reductions rely on). Output `< m`.
+/// any value below `2^(64N-1)`, which [`from_wide`] relies on). Output `< m`.
 #[inline(always)]
 pub(crate) fn mont_mul<const N: usize>(
     a: &[u64; N],
     b: &[u64; N],
     m: &[u64; N],
     inv: u64,
-) -> [u64; N] {
-    let mut t = [0u64; N];
-    for &bi in b {
-        let (t0, mut hi_a) = mac(t[0], a[0], bi, 0);
-        let k = t0.wrapping_mul(inv);
-        let (_, mut hi_m) = mac(t0, k, m[0], 0);
-        for j in 1..N {
-            let (tj, c) = mac(t[j], a[j], bi, hi_a);
-            hi_a = c;
-            (t[j - 1], hi_m) = mac(tj, k, m[j], hi_m);
-        }
-        t[N - 1] = hi_m + hi_a;
-    }
-    sub_if_ge(t, m)
+) -> [u64; N]
+where
+    [u64; N]: MontMul,
+{
+    MontMul::mont_mul(a, b, m, inv)
 }
+
+/// The limb counts with a Montgomery multiplication. Implemented per N by a macro that
+/// unrolls both loops explicitly: LLVM does not reliably unroll the outer loop once several
+/// multiplications are inlined into one function (e.g. Fq2 Karatsuba), which cost ~2x there.
+pub(crate) trait MontMul {
+    /// See [`mont_mul`].
+    fn mont_mul(a: &Self, b: &Self, m: &Self, inv: u64) -> Self;
+}
+
+/// One CIOS round: `t = (t + a * bi + k * m) / 2^64` with `k` chosen to clear the low limb.
+macro_rules! cios_round {
+    ($t:ident, $a:ident, $bi:expr, $m:ident, $inv:ident, $n:literal, [$($j:tt)*]) => {{
+        let bi = $bi;
+        let (t0, mut hi_a) = mac($t[0], $a[0], bi, 0);
+        let k = t0.wrapping_mul($inv);
+        let (_, mut hi_m) = mac(t0, k, $m[0], 0);
+        $(
+            let (tj, c) = mac($t[$j], $a[$j], bi, hi_a);
+            hi_a = c;
+            ($t[$j - 1], hi_m) = mac(tj, k, $m[$j], hi_m);
+        )*
+        $t[$n - 1] = hi_m + hi_a;
+    }};
+}
+
+macro_rules! impl_mont_mul {
+    ($n:literal, [$($i:tt)*], $js:tt) => {
+        impl MontMul for [u64; $n] {
+            #[inline(always)]
+            fn mont_mul(a: &Self, b: &Self, m: &Self, inv: u64) -> Self {
+                let mut t = [0u64; $n];
+                $( cios_round!(t, a, b[$i], m, inv, $n, $js); )*
+                sub_if_ge(t, m)
+            }
+        }
+    };
+}
+
+impl_mont_mul!(4, [0 1 2 3], [1 2 3]);
+impl_mont_mul!(6, [0 1 2 3 4 5], [1 2 3 4 5]);
 
 /// `a mod m` as an element whose Montgomery form has the value of `lo + hi * 2^(64N-1)`:
 /// uniform-input reduction for `Field::random`. Requires `lo, hi < 2^(64N-1)`;
@@ -132,7 +163,10 @@ pub(crate) fn from_wide<const N: usize>(
     wide: &[u64; N],
     m: &[u64; N],
     inv: u64,
-) -> [u64; N] {
+) -> [u64; N]
+where
+    [u64; N]: MontMul,
+{
     let a = mont_mul(lo, r2, m, inv);
     let b = mont_mul(hi, wide, m, inv);
     add_mod(&a, &b, m)

@@ -335,7 +335,8 @@ macro_rules! prime_field_tests {
             assert_eq!(F::ROOT_OF_UNITY * F::ROOT_OF_UNITY_INV, F::ONE);
             // Order exactly 2^S.
             let mut x = to_b(&F::ROOT_OF_UNITY);
-            for _ in 0..F::S - 1 {
+            // (Fq has S = 1: zero squarings, a range clippy flags as empty.)
+            for _ in 1..F::S {
                 x = b_sqr(&x);
             }
             assert_ne!(from_b(&x), F::ONE, "ROOT_OF_UNITY^(2^(S-1)) != 1");
