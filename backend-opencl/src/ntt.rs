@@ -216,3 +216,101 @@ fn bit_reverse(ctx: &DeviceCtx, mem: &ocl::core::Mem, log_n: u32) -> Result<(), 
         .u32(log_n)?
         .run(1 << log_n, None)
 }
+
+#[cfg(test)]
+mod tests {
+    use ff::Field;
+    use sluice_backend::{BackendError, ComputeBackend, NttOrder, Transform};
+    use sluice_field::Fr;
+    use sluice_ntt::Domain;
+
+    use crate::testing::{backend, rng, split_backend};
+
+    /// The CPU reference (sluice-ntt) for one transform.
+    fn reference(data: &mut [Fr], t: Transform, order: NttOrder) {
+        let d = Domain::<Fr>::for_size(data.len()).unwrap();
+        match t {
+            Transform::Ntt => sluice_ntt::ntt(&d, data, order),
+            Transform::Intt => sluice_ntt::intt(&d, data, order),
+            Transform::CosetNtt => sluice_ntt::coset_ntt(&d, data, order),
+            Transform::CosetIntt => sluice_ntt::coset_intt(&d, data, order),
+        }
+        .unwrap();
+    }
+
+    const TRANSFORMS: [Transform; 4] = [
+        Transform::Ntt,
+        Transform::Intt,
+        Transform::CosetNtt,
+        Transform::CosetIntt,
+    ];
+
+    #[test]
+    fn every_transform_and_order_matches_sluice_ntt() {
+        let Some(b) = backend() else { return };
+        // 2^9 and 2^13 need a partial second pass; 2^8 and 2^12 end on full passes.
+        for log_n in [0u32, 1, 2, 3, 5, 8, 9, 12, 13] {
+            for (ti, t) in TRANSFORMS.into_iter().enumerate() {
+                for (oi, order) in NttOrder::ALL.into_iter().enumerate() {
+                    let seed = u64::from(log_n) * 100 + ti as u64 * 10 + oi as u64;
+                    let mut r = rng(seed);
+                    let input: Vec<Fr> = (0..1usize << log_n).map(|_| Fr::random(&mut r)).collect();
+                    let mut want = input.clone();
+                    reference(&mut want, t, order);
+                    let mut buf = b.upload_fr("ntt", &input).unwrap();
+                    b.transform(&mut buf, t, order).unwrap();
+                    let mut got = vec![Fr::ZERO; input.len()];
+                    b.read_fr(&buf, 0, &mut got).unwrap();
+                    assert!(
+                        got == want,
+                        "{t:?} {order:?} of 2^{log_n} differs (seed {seed})"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ntt_then_intt_is_the_identity_at_2_14() {
+        let Some(b) = backend() else { return };
+        let seed = 7;
+        let mut r = rng(seed);
+        let input: Vec<Fr> = (0..1 << 14).map(|_| Fr::random(&mut r)).collect();
+        let mut buf = b.upload_fr("ntt", &input).unwrap();
+        b.transform(
+            &mut buf,
+            Transform::CosetNtt,
+            NttOrder::NaturalToBitReversed,
+        )
+        .unwrap();
+        b.transform(
+            &mut buf,
+            Transform::CosetIntt,
+            NttOrder::BitReversedToNatural,
+        )
+        .unwrap();
+        let mut got = vec![Fr::ZERO; input.len()];
+        b.read_fr(&buf, 0, &mut got).unwrap();
+        assert!(got == input, "coset round trip at 2^14 (seed {seed})");
+    }
+
+    #[test]
+    fn bad_sizes_and_split_buffers_are_errors() {
+        let Some(b) = backend() else { return };
+        let mut buf = b.alloc_fr("odd", 6).unwrap();
+        assert!(matches!(
+            b.transform(&mut buf, Transform::Ntt, NttOrder::NaturalToNatural),
+            Err(BackendError::LengthMismatch {
+                expected: 8,
+                got: 6,
+                ..
+            })
+        ));
+        let Some(s) = split_backend() else { return };
+        let mut buf = s.alloc_fr("split", 1024).unwrap();
+        assert!(matches!(
+            s.transform(&mut buf, Transform::Ntt, NttOrder::NaturalToNatural),
+            Err(BackendError::Unsupported(_))
+        ));
+    }
+}

@@ -32,6 +32,8 @@ macro_rules! device_repr {
 
 device_repr! {
     Fr => 8,
+    sluice_field::Fq => 12,
+    sluice_field::Fq2 => 24,
     G1Affine => 24,
     G2Affine => 48,
     G1Projective => 36,

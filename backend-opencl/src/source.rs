@@ -162,3 +162,116 @@ mod tests {
         assert!(g2.contains("G2_msm_partial") && !g2.contains("G1_"));
     }
 }
+
+#[cfg(test)]
+mod kernel_tests {
+    //! Every field operation of the kernels against sluice-field, on seeded random values
+    //! and the edge values 0, 1, -1.
+
+    use ff::Field;
+    use sluice_field::{Fq, Fq2, Fr};
+
+    use super::ProgramKind;
+    use crate::repr::{as_words, as_words_mut, DeviceRepr};
+    use crate::testing::{backend, rng};
+
+    /// Runs `kernel` of the field-test program on (a, b) and returns `ops` outputs per element.
+    fn run<T: DeviceRepr + Default>(kernel: &str, a: &[T], b: &[T], ops: usize) -> Option<Vec<T>> {
+        let backend = backend()?;
+        let ctx = &backend.devices[0];
+        let n = a.len();
+        let upload = |v: &[T]| {
+            let m = ctx.raw_buffer("test", v.len() * T::WORDS).unwrap();
+            ctx.write(&m, 0, as_words(v)).unwrap();
+            m
+        };
+        let (ma, mb) = (upload(a), upload(b));
+        let out = ctx.raw_buffer("test out", n * ops * T::WORDS).unwrap();
+        ctx.kernel(ProgramKind::FieldTest, kernel)
+            .unwrap()
+            .mem(&ma)
+            .unwrap()
+            .mem(&mb)
+            .unwrap()
+            .mem(&out)
+            .unwrap()
+            .u32(n as u32)
+            .unwrap()
+            .run(n, None)
+            .unwrap();
+        let mut res = vec![T::default(); n * ops];
+        ctx.read(&out, 0, as_words_mut(&mut res)).unwrap();
+        Some(res)
+    }
+
+    /// Random pairs plus every pair of edge values.
+    fn inputs<F: Field>(seed: u64, n: usize) -> (Vec<F>, Vec<F>) {
+        let edges = [F::ZERO, F::ONE, -F::ONE, F::ONE.double()];
+        let mut r = rng(seed);
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        for x in edges {
+            for y in edges {
+                a.push(x);
+                b.push(y);
+            }
+        }
+        for _ in 0..n {
+            a.push(F::random(&mut r));
+            b.push(F::random(&mut r));
+        }
+        (a, b)
+    }
+
+    #[test]
+    fn fr_ops_match_the_host() {
+        let seed = 11;
+        let (a, b) = inputs::<Fr>(seed, 2000);
+        let Some(out) = run("fr_ops", &a, &b, 6) else {
+            return;
+        };
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            let e = y.mont_limbs()[0]; // the kernel reads the exponent from the stored words
+            let want = [x + y, x - y, x * y, x.square(), -x, x.pow_vartime([e])];
+            assert_eq!(
+                out[6 * i..6 * i + 6],
+                want,
+                "Fr ops on {x}, {y} (seed {seed}, #{i})"
+            );
+        }
+    }
+
+    #[test]
+    fn fq_ops_match_the_host() {
+        let seed = 12;
+        let (a, b) = inputs::<Fq>(seed, 2000);
+        let Some(out) = run("fq_ops", &a, &b, 5) else {
+            return;
+        };
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            let want = [x + y, x - y, x * y, x.double(), -x];
+            assert_eq!(
+                out[5 * i..5 * i + 5],
+                want,
+                "Fq ops on {x}, {y} (seed {seed}, #{i})"
+            );
+        }
+    }
+
+    #[test]
+    fn fq2_ops_match_the_host() {
+        let seed = 13;
+        let (a, b) = inputs::<Fq2>(seed, 1000);
+        let Some(out) = run("fq2_ops", &a, &b, 4) else {
+            return;
+        };
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            let want = [x + y, x - y, x * y, x.square()];
+            assert_eq!(
+                out[4 * i..4 * i + 4],
+                want,
+                "Fq2 ops on {x}, {y} (seed {seed}, #{i})"
+            );
+        }
+    }
+}
