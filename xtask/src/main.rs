@@ -12,6 +12,7 @@ const USAGE: &str = "\
 usage: cargo xtask <command> [options]
 
 commands:
+  bench    the main job: benchmark ladder on every available backend (see `bench --help`)
   test     run the whole test suite (release mode), OpenCL tests on the platform found
   help     print this message
 ";
@@ -20,6 +21,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") => run_tests(&args[1..]),
+        Some("bench") => run_bench(&args[1..]),
         Some("help") | Some("--help") | Some("-h") => {
             print!("{USAGE}");
             Ok(())
@@ -46,6 +48,25 @@ fn run_tests(extra: &[String]) -> Result<(), String> {
         // In CI a missing OpenCL platform fails the OpenCL tests instead of skipping them.
         cmd.env("SLUICE_REQUIRE_OPENCL", "1");
     }
+    run(&mut cmd)
+}
+
+/// `cargo xtask bench [options]`: builds and runs the `sluice-bench` runner, with the
+/// OpenCL backend compiled in only where an OpenCL loader exists (it links against it).
+fn run_bench(args: &[String]) -> Result<(), String> {
+    let mut cmd = Command::new(cargo());
+    cmd.args(["run", "--quiet", "--release", "-p", "sluice-bench"]);
+    if opencl_setup::opencl_runtime_present() {
+        cmd.args(["--features", "opencl"]);
+    } else {
+        eprintln!(
+            "xtask: no OpenCL runtime found — benchmarking the CPU backend only.\n\
+             xtask: to enable GPUs, install your vendor's OpenCL driver and the loader \
+             (Debian: apt-get install -y {}), then run this again.",
+            opencl_setup::OPENCL_PACKAGES.join(" ")
+        );
+    }
+    cmd.arg("--").args(args);
     run(&mut cmd)
 }
 

@@ -1,0 +1,209 @@
+//! Command-line options of the bench runner.
+
+use std::path::PathBuf;
+
+/// An operation on the ladder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Forward NTT of 2^k scalars, in place, data resident in the backend.
+    Ntt,
+    /// G1 MSM of 2^k random scalars over resident random bases.
+    MsmG1,
+    /// G2 MSM of 2^k random scalars over resident random bases.
+    MsmG2,
+}
+
+impl Op {
+    /// Every operation, in the order they run.
+    pub const ALL: [Op; 3] = [Op::Ntt, Op::MsmG1, Op::MsmG2];
+
+    /// The name used on the command line, in tables and in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Ntt => "ntt",
+            Op::MsmG1 => "msm-g1",
+            Op::MsmG2 => "msm-g2",
+        }
+    }
+
+    /// The default ladder of log2 sizes: a few minutes in all on a 2-core machine.
+    pub fn default_sizes(self) -> Vec<u32> {
+        match self {
+            Op::Ntt => vec![12, 14, 16, 18, 20],
+            Op::MsmG1 => vec![10, 12, 14, 16],
+            Op::MsmG2 => vec![10, 12, 14],
+        }
+    }
+
+    fn parse(s: &str) -> Result<Op, String> {
+        Op::ALL
+            .into_iter()
+            .find(|op| op.name() == s)
+            .ok_or_else(|| format!("unknown op `{s}` (expected one of {})", names(&Op::ALL)))
+    }
+}
+
+fn names(ops: &[Op]) -> String {
+    ops.iter().map(|o| o.name()).collect::<Vec<_>>().join(", ")
+}
+
+/// Everything the runner was asked to do.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Operations to measure.
+    pub ops: Vec<Op>,
+    /// log2 sizes for every op, replacing each op's default ladder.
+    pub sizes: Option<Vec<u32>>,
+    /// Backends to run (`cpu`, `opencl`).
+    pub backends: Vec<String>,
+    /// OpenCL device selection: an index, a name substring, or `all`.
+    pub devices: Option<String>,
+    /// Timed repetitions per row (after one warm-up).
+    pub reps: usize,
+    /// Where results.json and the plots go.
+    pub out_dir: PathBuf,
+    /// Seed of every random input.
+    pub seed: u64,
+}
+
+/// The usage text.
+pub const USAGE: &str = "\
+usage: cargo xtask bench [options]
+
+  --ops LIST        operations, comma-separated: ntt, msm-g1, msm-g2 (default: all)
+  --sizes LIST      log2 sizes for every op, e.g. 10,12,14 or 10..16 (default: per-op ladder)
+  --backends LIST   cpu, opencl (default: cpu, plus opencl when a platform exists)
+  --devices SEL     OpenCL devices: an index, a name substring, or all (default: all)
+  --reps N          timed repetitions per row, after one warm-up (default: 5)
+  --out DIR         output directory (default: target/sluice-bench)
+  --seed N          seed of the random inputs (default: 1)
+  -h, --help        this message
+";
+
+impl Options {
+    /// Parses the arguments after the program name.
+    pub fn parse(args: &[String]) -> Result<Options, String> {
+        let mut opts = Options {
+            ops: Op::ALL.to_vec(),
+            sizes: None,
+            backends: Vec::new(),
+            devices: None,
+            reps: 5,
+            out_dir: PathBuf::from("target/sluice-bench"),
+            seed: 1,
+        };
+        let mut it = args.iter();
+        while let Some(flag) = it.next() {
+            if flag == "-h" || flag == "--help" {
+                return Err(String::new());
+            }
+            let mut value = || {
+                it.next()
+                    .cloned()
+                    .ok_or_else(|| format!("{flag} needs a value"))
+            };
+            match flag.as_str() {
+                "--ops" => opts.ops = list(&value()?).map(Op::parse).collect::<Result<_, _>>()?,
+                "--sizes" => opts.sizes = Some(parse_sizes(&value()?)?),
+                "--backends" => {
+                    opts.backends = list(&value()?).map(str::to_owned).collect();
+                    if let Some(b) = opts
+                        .backends
+                        .iter()
+                        .find(|b| !["cpu", "opencl"].contains(&b.as_str()))
+                    {
+                        return Err(format!("unknown backend `{b}` (expected cpu, opencl)"));
+                    }
+                }
+                "--devices" => opts.devices = Some(value()?),
+                "--reps" => {
+                    opts.reps = value()?
+                        .parse()
+                        .ok()
+                        .filter(|&r| r > 0)
+                        .ok_or("--reps needs a positive integer")?
+                }
+                "--out" => opts.out_dir = PathBuf::from(value()?),
+                "--seed" => {
+                    opts.seed = value()?
+                        .parse()
+                        .map_err(|_| "--seed needs an unsigned integer".to_owned())?
+                }
+                other => return Err(format!("unknown option `{other}`")),
+            }
+        }
+        if opts.ops.is_empty() {
+            return Err("--ops needs at least one operation".into());
+        }
+        Ok(opts)
+    }
+
+    /// The log2 sizes to run `op` at.
+    pub fn sizes_for(&self, op: Op) -> Vec<u32> {
+        self.sizes.clone().unwrap_or_else(|| op.default_sizes())
+    }
+}
+
+fn list(s: &str) -> impl Iterator<Item = &str> {
+    s.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// `10,12,14` or `10..14` (inclusive), each between 1 and 30.
+fn parse_sizes(s: &str) -> Result<Vec<u32>, String> {
+    let bad = || format!("bad --sizes `{s}`: expected e.g. 10,12,14 or 10..16 (log2 sizes 1..=30)");
+    let sizes: Vec<u32> = if let Some((a, b)) = s.split_once("..") {
+        let (a, b): (u32, u32) = (
+            a.trim().parse().map_err(|_| bad())?,
+            b.trim().parse().map_err(|_| bad())?,
+        );
+        if a > b {
+            return Err(bad());
+        }
+        (a..=b).collect()
+    } else {
+        list(s)
+            .map(|x| x.parse().map_err(|_| bad()))
+            .collect::<Result<_, _>>()?
+    };
+    if sizes.is_empty() || sizes.iter().any(|&k| !(1..=30).contains(&k)) {
+        return Err(bad());
+    }
+    Ok(sizes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Options, String> {
+        Options::parse(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn defaults_and_flags() {
+        let o = parse(&[]).unwrap();
+        assert_eq!(o.ops, Op::ALL.to_vec());
+        assert_eq!(o.sizes_for(Op::Ntt), Op::Ntt.default_sizes());
+        let o = parse(&["--ops", "msm-g1", "--sizes", "10..12", "--reps", "3"]).unwrap();
+        assert_eq!(o.ops, vec![Op::MsmG1]);
+        assert_eq!(o.sizes_for(Op::MsmG1), vec![10, 11, 12]);
+        assert_eq!(o.reps, 3);
+        assert_eq!(parse(&["--sizes", "8, 9"]).unwrap().sizes, Some(vec![8, 9]));
+    }
+
+    #[test]
+    fn bad_flags_are_errors() {
+        for bad in [
+            &["--ops", "fft"][..],
+            &["--sizes", "12..10"],
+            &["--sizes", "0"],
+            &["--sizes", "x"],
+            &["--reps", "0"],
+            &["--backends", "cuda"],
+            &["--frobnicate"],
+            &["--reps"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} should be refused");
+        }
+    }
+}

@@ -1,0 +1,387 @@
+//! Results of a bench run: the printed table, the JSON file and the SVG plots.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// One measured row: an operation at one size on one implementation.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Row {
+    /// The operation (`ntt`, `msm-g1`, `msm-g2`, `proof`).
+    pub op: String,
+    /// Who ran it: a sluice backend (`cpu`, `opencl`) or a peer (`arkworks`, `blst`, ...).
+    pub implementation: String,
+    /// log2 of the problem size (elements, bases or constraints).
+    pub log_size: u32,
+    /// The outcome: timings, or why there are none.
+    pub outcome: Outcome,
+}
+
+/// Timings of a row, or the error that stopped it.
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Outcome {
+    /// All repetitions ran.
+    Measured {
+        /// Median wall time in seconds.
+        median_s: f64,
+        /// Fastest repetition in seconds.
+        min_s: f64,
+        /// Repetitions timed.
+        reps: usize,
+        /// Elements (or constraints) per second at the median.
+        throughput_per_s: f64,
+        /// Peak bytes the backend held during the operation, where tracked.
+        peak_backend_bytes: Option<u64>,
+        /// That peak as a multiple of one full vector of 2^log_size scalars (32 bytes each).
+        peak_in_vectors: Option<f64>,
+    },
+    /// The implementation failed; the run went on with the others.
+    Failed {
+        /// The error, as displayed.
+        error: String,
+    },
+}
+
+impl Row {
+    /// A measured row from raw repetition times.
+    pub fn measured(
+        op: &str,
+        implementation: &str,
+        log_size: u32,
+        times: &[Duration],
+        peak_backend_bytes: Option<u64>,
+    ) -> Row {
+        let mut secs: Vec<f64> = times.iter().map(Duration::as_secs_f64).collect();
+        secs.sort_by(f64::total_cmp);
+        let median_s = median(&secs);
+        let n = (1u64 << log_size) as f64;
+        Row {
+            op: op.to_owned(),
+            implementation: implementation.to_owned(),
+            log_size,
+            outcome: Outcome::Measured {
+                median_s,
+                min_s: secs.first().copied().unwrap_or(f64::NAN),
+                reps: secs.len(),
+                throughput_per_s: n / median_s,
+                peak_backend_bytes,
+                peak_in_vectors: peak_backend_bytes.map(|b| b as f64 / (n * 32.0)),
+            },
+        }
+    }
+
+    /// A row for an implementation that failed.
+    pub fn failed(op: &str, implementation: &str, log_size: u32, error: String) -> Row {
+        Row {
+            op: op.to_owned(),
+            implementation: implementation.to_owned(),
+            log_size,
+            outcome: Outcome::Failed { error },
+        }
+    }
+
+    fn median_s(&self) -> Option<f64> {
+        match self.outcome {
+            Outcome::Measured { median_s, .. } => Some(median_s),
+            Outcome::Failed { .. } => None,
+        }
+    }
+}
+
+/// The median of sorted values (the mean of the middle two for an even count).
+fn median(sorted: &[f64]) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
+}
+
+/// Human-readable duration with three significant figures.
+pub fn format_seconds(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{:.3} us", s * 1e6)
+    }
+}
+
+fn format_rate(r: f64) -> String {
+    if r >= 1e6 {
+        format!("{:.2} M/s", r / 1e6)
+    } else {
+        format!("{:.1} k/s", r / 1e3)
+    }
+}
+
+/// The table printed at the end of a run. Rows of sluice backends get a `vs <peer>` ratio
+/// column for every peer measured at the same op and size (sluice / peer; < 1 is faster).
+pub fn table(rows: &[Row], sluice_backends: &[&str]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<8} {:<10} {:>5} {:>12} {:>12} {:>12} {:>10}  ratios (sluice/peer)",
+        "op", "impl", "log2", "median", "min", "throughput", "residency"
+    );
+    for row in rows {
+        let _ = write!(
+            out,
+            "{:<8} {:<10} {:>5} ",
+            row.op, row.implementation, row.log_size
+        );
+        match &row.outcome {
+            Outcome::Measured {
+                median_s,
+                min_s,
+                throughput_per_s,
+                peak_in_vectors,
+                ..
+            } => {
+                let residency = peak_in_vectors.map_or("-".to_owned(), |v| format!("{v:.2} vec"));
+                let _ = write!(
+                    out,
+                    "{:>12} {:>12} {:>12} {:>10} ",
+                    format_seconds(*median_s),
+                    format_seconds(*min_s),
+                    format_rate(*throughput_per_s),
+                    residency
+                );
+                if sluice_backends.contains(&row.implementation.as_str()) {
+                    for peer in rows.iter().filter(|p| {
+                        p.op == row.op
+                            && p.log_size == row.log_size
+                            && !sluice_backends.contains(&p.implementation.as_str())
+                    }) {
+                        if let Some(peer_median) = peer.median_s() {
+                            let _ = write!(
+                                out,
+                                " {}={:.2}",
+                                peer.implementation,
+                                median_s / peer_median
+                            );
+                        }
+                    }
+                }
+            }
+            Outcome::Failed { error } => {
+                let _ = write!(out, "FAILED: {}", error.lines().next().unwrap_or(""));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Writes `rows` as JSON to `dir/results.json`.
+pub fn write_json(dir: &Path, rows: &[Row], meta: &serde_json::Value) -> std::io::Result<PathBuf> {
+    let path = dir.join("results.json");
+    let doc = serde_json::json!({ "meta": meta, "rows": rows });
+    std::fs::write(&path, serde_json::to_string_pretty(&doc)?)?;
+    Ok(path)
+}
+
+const PALETTE: [&str; 8] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
+
+/// One SVG per operation: median time (log scale) against log2 size, one line per
+/// implementation. Returns the files written.
+pub fn write_plots(dir: &Path, rows: &[Row]) -> std::io::Result<Vec<PathBuf>> {
+    let mut ops: Vec<&str> = rows.iter().map(|r| r.op.as_str()).collect();
+    ops.dedup();
+    ops.sort_unstable();
+    ops.dedup();
+    let mut written = Vec::new();
+    for op in ops {
+        let path = dir.join(format!("{op}.svg"));
+        std::fs::write(&path, plot(op, rows))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+fn plot(op: &str, rows: &[Row]) -> String {
+    let points: Vec<(&str, u32, f64)> = rows
+        .iter()
+        .filter(|r| r.op == op)
+        .filter_map(|r| {
+            r.median_s()
+                .map(|m| (r.implementation.as_str(), r.log_size, m))
+        })
+        .filter(|&(_, _, m)| m > 0.0)
+        .collect();
+    let (w, h, left, right, top, bottom) = (640.0, 400.0, 70.0, 150.0, 40.0, 50.0);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">{op}: median time vs size</text>\n",
+        (w - right + left) / 2.0
+    );
+    if points.is_empty() {
+        svg.push_str("<text x=\"20\" y=\"80\">no measurements</text>\n</svg>\n");
+        return svg;
+    }
+    let xmin = points.iter().map(|p| p.1).min().unwrap_or(0) as f64;
+    let xmax = (points.iter().map(|p| p.1).max().unwrap_or(1) as f64).max(xmin + 1.0);
+    let ymin = points
+        .iter()
+        .map(|p| p.2.log10())
+        .fold(f64::INFINITY, f64::min)
+        .floor();
+    let ymax = points
+        .iter()
+        .map(|p| p.2.log10())
+        .fold(f64::NEG_INFINITY, f64::max)
+        .ceil()
+        .max(ymin + 1.0);
+    let px = |x: f64| left + (x - xmin) / (xmax - xmin) * (w - left - right);
+    let py = |y: f64| h - bottom - (y - ymin) / (ymax - ymin) * (h - top - bottom);
+    // Axes, decade grid lines and size ticks.
+    let _ = writeln!(
+        svg,
+        "<line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>",
+        h - bottom,
+        w - right,
+        h - bottom
+    );
+    let _ = writeln!(
+        svg,
+        "<line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{}\" stroke=\"black\"/>",
+        h - bottom
+    );
+    let mut decade = ymin;
+    while decade <= ymax {
+        let y = py(decade);
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{left}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"#ddd\"/>\
+             <text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+            w - right,
+            left - 5.0,
+            y + 4.0,
+            format_seconds(10f64.powf(decade))
+        );
+        decade += 1.0;
+    }
+    let mut x = xmin as u32;
+    while x as f64 <= xmax {
+        let _ = writeln!(
+            svg,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">2^{x}</text>",
+            px(x as f64),
+            h - bottom + 18.0
+        );
+        x += 1;
+    }
+    let _ = writeln!(
+        svg,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">size</text>",
+        (w - right + left) / 2.0,
+        h - 10.0
+    );
+    let mut impls: Vec<&str> = points.iter().map(|p| p.0).collect();
+    impls.sort_unstable();
+    impls.dedup();
+    for (i, imp) in impls.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let mut line: Vec<(u32, f64)> = points
+            .iter()
+            .filter(|p| p.0 == *imp)
+            .map(|p| (p.1, p.2))
+            .collect();
+        line.sort_by_key(|p| p.0);
+        let coords: Vec<String> = line
+            .iter()
+            .map(|&(x, t)| format!("{:.1},{:.1}", px(x as f64), py(t.log10())))
+            .collect();
+        let _ = writeln!(
+            svg,
+            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>",
+            coords.join(" ")
+        );
+        for c in &coords {
+            let (cx, cy) = c.split_once(',').unwrap_or(("0", "0"));
+            let _ = writeln!(
+                svg,
+                "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"3\" fill=\"{color}\"/>"
+            );
+        }
+        let ly = top + 20.0 * i as f64;
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{}\" y1=\"{ly}\" x2=\"{}\" y2=\"{ly}\" stroke=\"{color}\" stroke-width=\"2\"/>\
+             <text x=\"{}\" y=\"{}\">{imp}</text>",
+            w - right + 10.0,
+            w - right + 30.0,
+            w - right + 35.0,
+            ly + 4.0
+        );
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: &[u64]) -> Vec<Duration> {
+        v.iter().map(|&m| Duration::from_millis(m)).collect()
+    }
+
+    #[test]
+    fn median_min_and_throughput() {
+        let r = Row::measured(
+            "ntt",
+            "cpu",
+            10,
+            &ms(&[30, 10, 20, 40]),
+            Some(2 * 1024 * 32),
+        );
+        match r.outcome {
+            Outcome::Measured {
+                median_s,
+                min_s,
+                reps,
+                throughput_per_s,
+                peak_in_vectors,
+                ..
+            } => {
+                assert!((median_s - 0.025).abs() < 1e-12);
+                assert!((min_s - 0.010).abs() < 1e-12);
+                assert_eq!(reps, 4);
+                assert!((throughput_per_s - 1024.0 / 0.025).abs() < 1e-6);
+                assert_eq!(peak_in_vectors, Some(2.0));
+            }
+            Outcome::Failed { .. } => panic!("measured row expected"),
+        }
+    }
+
+    #[test]
+    fn table_has_ratios_against_peers_and_failures() {
+        let rows = vec![
+            Row::measured("ntt", "cpu", 16, &ms(&[10]), None),
+            Row::measured("ntt", "arkworks", 16, &ms(&[20]), None),
+            Row::failed("ntt", "opencl", 16, "no platform".into()),
+        ];
+        let t = table(&rows, &["cpu", "opencl"]);
+        assert!(t.contains("arkworks=0.50"), "{t}");
+        assert!(t.contains("FAILED: no platform"), "{t}");
+    }
+
+    #[test]
+    fn plot_has_one_line_per_implementation() {
+        let rows = vec![
+            Row::measured("msm-g1", "cpu", 10, &ms(&[1]), None),
+            Row::measured("msm-g1", "cpu", 12, &ms(&[4]), None),
+            Row::measured("msm-g1", "blst", 10, &ms(&[2]), None),
+            Row::measured("msm-g1", "blst", 12, &ms(&[5]), None),
+        ];
+        let svg = plot("msm-g1", &rows);
+        assert_eq!(svg.matches("<polyline").count(), 2);
+        assert!(svg.contains(">blst</text>") && svg.contains(">cpu</text>"));
+    }
+}
