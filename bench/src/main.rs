@@ -9,7 +9,6 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use ff::Field;
-use group::Curve;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sluice_backend::{BackendError, ComputeBackend, MemoryKind, NttOrder, Scalars, Transform};
@@ -132,8 +131,10 @@ fn measure<B: ComputeBackend>(
             })?
         }
         Op::MsmG1 => {
-            let bases = backend
-                .upload_g1_bases("msm bases", &random_points::<G1Projective>(n, &mut rng))?;
+            let bases = backend.upload_g1_bases(
+                "msm bases",
+                &sluice_msm::random_points::<G1Projective>(n, &mut rng),
+            )?;
             time(opts.reps, || {
                 backend
                     .msm_g1(&bases, 0, Scalars::Host(&scalars), None)
@@ -141,8 +142,10 @@ fn measure<B: ComputeBackend>(
             })?
         }
         Op::MsmG2 => {
-            let bases = backend
-                .upload_g2_bases("msm bases", &random_points::<G2Projective>(n, &mut rng))?;
+            let bases = backend.upload_g2_bases(
+                "msm bases",
+                &sluice_msm::random_points::<G2Projective>(n, &mut rng),
+            )?;
             time(opts.reps, || {
                 backend
                     .msm_g2(&bases, 0, Scalars::Host(&scalars), None)
@@ -165,21 +168,4 @@ fn time(
             f().map(|()| start.elapsed())
         })
         .collect()
-}
-
-/// Distinct random points, cheaply: a random start plus multiples of a random step.
-fn random_points<G: Curve>(n: usize, rng: &mut ChaCha20Rng) -> Vec<G::AffineRepr>
-where
-    G::AffineRepr: Default + Copy,
-{
-    let (mut p, step) = (G::random(&mut *rng), G::random(&mut *rng));
-    let points: Vec<G> = (0..n)
-        .map(|_| {
-            p += step;
-            p
-        })
-        .collect();
-    let mut out = vec![G::AffineRepr::default(); n];
-    G::batch_normalize(&points, &mut out);
-    out
 }

@@ -30,6 +30,7 @@ mod batch;
 mod curve;
 mod density;
 mod pippenger;
+mod sample;
 #[cfg(test)]
 mod tests;
 
@@ -37,6 +38,7 @@ use core::fmt;
 
 pub use curve::MsmCurve;
 pub use density::Density;
+pub use sample::random_points;
 use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 
 /// Errors of the MSM entry points.

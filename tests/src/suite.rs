@@ -1,0 +1,300 @@
+//! The differential suite: one generic check per operation, run against any backend on
+//! seeded inputs and compared with the host references (sluice-ntt, sluice-msm and field
+//! arithmetic, themselves tested against naive algorithms, blst and arkworks).
+
+use ff::Field;
+use group::Curve;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use sluice_backend::{ComputeBackend, Density, NttOrder, Scalars, Transform};
+use sluice_field::{Fr, G1Projective, G2Projective};
+use sluice_ntt::Domain;
+
+/// Sizes the suite runs at. Small by default (PoCL in CI); `SLUICE_DIFF_LARGE=1` selects the
+/// sizes of a real GPU run.
+#[derive(Clone, Debug)]
+pub struct SuiteSizes {
+    /// log2 sizes of the NTT-family checks.
+    pub ntt_logs: Vec<u32>,
+    /// Lengths of the pointwise checks.
+    pub pointwise: Vec<usize>,
+    /// Base counts of the G1 MSM checks.
+    pub msm_g1: Vec<usize>,
+    /// Base counts of the G2 MSM checks.
+    pub msm_g2: Vec<usize>,
+}
+
+impl SuiteSizes {
+    /// The sizes for this run: small unless `SLUICE_DIFF_LARGE=1`.
+    pub fn from_env() -> Self {
+        if std::env::var("SLUICE_DIFF_LARGE").is_ok_and(|v| v == "1") {
+            SuiteSizes {
+                ntt_logs: vec![1, 10, 16, 20, 24, 27],
+                pointwise: vec![1 << 20, (1 << 24) + 3],
+                msm_g1: vec![1, 1000, (1 << 16) + 1, 1 << 20, 1 << 22],
+                msm_g2: vec![1, 1000, (1 << 16) + 1, 1 << 20],
+            }
+        } else {
+            SuiteSizes {
+                ntt_logs: vec![0, 1, 2, 5, 8, 11],
+                pointwise: vec![1, 3, 1000, 4097],
+                msm_g1: vec![1, 2, 3, 255, 256, 257, 1500],
+                msm_g2: vec![1, 3, 129, 300],
+            }
+        }
+    }
+}
+
+/// A seeded RNG; the seed goes into every assertion message so a failure can be replayed.
+pub fn rng(seed: u64) -> ChaCha20Rng {
+    ChaCha20Rng::seed_from_u64(seed)
+}
+
+fn random_fr(n: usize, rng: &mut ChaCha20Rng) -> Vec<Fr> {
+    (0..n).map(|_| Fr::random(&mut *rng)).collect()
+}
+
+fn download<B: ComputeBackend>(b: &B, buf: &B::FrBuffer) -> Vec<Fr> {
+    let mut out = vec![Fr::ZERO; b.fr_len(buf)];
+    b.read_fr(buf, 0, &mut out).expect("read_fr");
+    out
+}
+
+/// Every transform in every order at every size, against sluice-ntt on the host; then
+/// iNTT(NTT(x)) = x and coset NTT = distribute powers + NTT through the backend alone.
+pub fn ntt_family<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
+    let mut rng = rng(seed);
+    for &log in &sizes.ntt_logs {
+        let domain = Domain::<Fr>::new(log).unwrap();
+        let input = random_fr(1 << log, &mut rng);
+        for transform in [
+            Transform::Ntt,
+            Transform::Intt,
+            Transform::CosetNtt,
+            Transform::CosetIntt,
+        ] {
+            for order in NttOrder::ALL {
+                let mut expect = input.clone();
+                let reference = match transform {
+                    Transform::Ntt => sluice_ntt::ntt(&domain, &mut expect, order),
+                    Transform::Intt => sluice_ntt::intt(&domain, &mut expect, order),
+                    Transform::CosetNtt => sluice_ntt::coset_ntt(&domain, &mut expect, order),
+                    Transform::CosetIntt => sluice_ntt::coset_intt(&domain, &mut expect, order),
+                };
+                reference.unwrap();
+                let mut buf = backend.upload_fr("ntt input", &input).unwrap();
+                backend
+                    .transform(&mut buf, transform, order)
+                    .unwrap_or_else(|e| {
+                        panic!("{transform:?} {order:?} at 2^{log} failed: {e} (seed {seed:#x})")
+                    });
+                let got = download(backend, &buf);
+                assert!(
+                    got == expect,
+                    "{transform:?} {order:?} at 2^{log} differs from sluice-ntt on {} (seed {seed:#x})",
+                    backend.name()
+                );
+            }
+        }
+        // Round trips through the backend alone.
+        let mut buf = backend.upload_fr("round trip", &input).unwrap();
+        let nat = NttOrder::NaturalToNatural;
+        backend
+            .transform(&mut buf, Transform::CosetNtt, nat)
+            .unwrap();
+        backend
+            .transform(&mut buf, Transform::CosetIntt, nat)
+            .unwrap();
+        backend
+            .transform(&mut buf, Transform::Ntt, NttOrder::NaturalToBitReversed)
+            .unwrap();
+        backend
+            .transform(&mut buf, Transform::Intt, NttOrder::BitReversedToNatural)
+            .unwrap();
+        assert!(
+            download(backend, &buf) == input,
+            "round trip at 2^{log} on {} (seed {seed:#x})",
+            backend.name()
+        );
+        let mut shifted = backend.upload_fr("coset", &input).unwrap();
+        backend
+            .distribute_powers(&mut shifted, domain.coset_shift())
+            .unwrap();
+        backend
+            .transform(&mut shifted, Transform::Ntt, nat)
+            .unwrap();
+        let mut coset = backend.upload_fr("coset", &input).unwrap();
+        backend
+            .transform(&mut coset, Transform::CosetNtt, nat)
+            .unwrap();
+        assert!(
+            download(backend, &shifted) == download(backend, &coset),
+            "coset NTT != distribute powers + NTT at 2^{log} (seed {seed:#x})"
+        );
+    }
+    // A domain of 2^33 is beyond the field; an odd length is not a domain at all.
+    let mut odd = backend.alloc_fr("odd", 3).unwrap();
+    assert!(backend
+        .transform(&mut odd, Transform::Ntt, NttOrder::NaturalToNatural)
+        .is_err());
+}
+
+/// mul, sub, scale and distribute_powers against field arithmetic; length mismatches fail.
+pub fn pointwise<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
+    let mut rng = rng(seed);
+    for &n in &sizes.pointwise {
+        let (a, b) = (random_fr(n, &mut rng), random_fr(n, &mut rng));
+        let (s, g) = (Fr::random(&mut rng), Fr::random(&mut rng));
+        let bb = backend.upload_fr("b", &b).unwrap();
+        let mut x = backend.upload_fr("a", &a).unwrap();
+        backend.mul_assign(&mut x, &bb).unwrap();
+        let expect: Vec<Fr> = a.iter().zip(&b).map(|(x, y)| *x * y).collect();
+        assert!(
+            download(backend, &x) == expect,
+            "mul_assign n={n} (seed {seed:#x})"
+        );
+        backend.sub_assign(&mut x, &bb).unwrap();
+        let expect: Vec<Fr> = expect.iter().zip(&b).map(|(x, y)| *x - y).collect();
+        assert!(
+            download(backend, &x) == expect,
+            "sub_assign n={n} (seed {seed:#x})"
+        );
+        backend.scale(&mut x, s).unwrap();
+        let expect: Vec<Fr> = expect.iter().map(|x| *x * s).collect();
+        assert!(
+            download(backend, &x) == expect,
+            "scale n={n} (seed {seed:#x})"
+        );
+        backend.distribute_powers(&mut x, g).unwrap();
+        let mut power = Fr::ONE;
+        let expect: Vec<Fr> = expect
+            .iter()
+            .map(|x| {
+                let y = *x * power;
+                power *= g;
+                y
+            })
+            .collect();
+        assert!(
+            download(backend, &x) == expect,
+            "distribute_powers n={n} (seed {seed:#x})"
+        );
+        // Partial writes and reads.
+        if n >= 3 {
+            backend.write_fr(&mut x, 1, &a[..2]).unwrap();
+            let mut mid = [Fr::ZERO; 2];
+            backend.read_fr(&x, 1, &mut mid).unwrap();
+            assert_eq!(mid, [a[0], a[1]], "write/read at offset 1 (seed {seed:#x})");
+        }
+        let short = backend.alloc_fr("short", n + 1).unwrap();
+        assert!(backend.mul_assign(&mut x, &short).is_err());
+        assert!(backend.write_fr(&mut x, n, &[Fr::ONE]).is_err());
+    }
+}
+
+/// The scalar mixes every MSM check runs: random, boolean-heavy (Filecoin witnesses are
+/// mostly bits), edge values, all zero, all one.
+fn scalar_mixes(n: usize, rng: &mut ChaCha20Rng) -> Vec<(&'static str, Vec<Fr>)> {
+    let edges = [Fr::ZERO, Fr::ONE, -Fr::ONE, Fr::from(2u64), -Fr::from(2u64)];
+    vec![
+        ("random", random_fr(n, rng)),
+        (
+            "boolean-heavy",
+            (0..n)
+                .map(|i| match i % 10 {
+                    0..=3 => Fr::ZERO,
+                    4..=7 => Fr::ONE,
+                    _ => Fr::random(&mut *rng),
+                })
+                .collect(),
+        ),
+        ("edges", (0..n).map(|i| edges[i % edges.len()]).collect()),
+        ("zeros", vec![Fr::ZERO; n]),
+        ("ones", vec![Fr::ONE; n]),
+    ]
+}
+
+/// Distinct random bases plus the awkward ones: duplicates, P and -P, the identity.
+fn awkward_bases<G>(n: usize, rng: &mut ChaCha20Rng) -> Vec<G::AffineRepr>
+where
+    G: Curve + Send + Sync + From<G::AffineRepr>,
+    G::AffineRepr: Default + Copy + Send,
+{
+    let mut bases = sluice_msm::random_points::<G>(n, rng);
+    if n >= 4 {
+        bases[1] = bases[0];
+        bases[2] = (-G::from(bases[0])).to_affine();
+        bases[3] = G::identity().to_affine();
+    }
+    bases
+}
+
+macro_rules! msm_check {
+    ($name:ident, $proj:ty, $upload:ident, $msm:ident, $reference:path, $field:ident) => {
+        /// MSM against the host Pippenger (sluice-msm) for every size and scalar mix, with
+        /// and without a density mask, scalars from the host and from a backend buffer,
+        /// and resident bases shared through `skip`.
+        pub fn $name<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
+            let mut rng = rng(seed);
+            for &n in &sizes.$field {
+                let bases = awkward_bases::<$proj>(n + 2, &mut rng);
+                let resident = backend.$upload("bases", &bases).unwrap();
+                for (mix, scalars) in scalar_mixes(n, &mut rng) {
+                    let expect = $reference(&bases[2..], &scalars, None).unwrap();
+                    let got = backend
+                        .$msm(&resident, 2, Scalars::Host(&scalars), None)
+                        .unwrap_or_else(|e| panic!("{mix} n={n}: {e} (seed {seed:#x})"));
+                    assert_eq!(
+                        got,
+                        expect,
+                        "{mix} scalars, n={n} on {} (seed {seed:#x})",
+                        backend.name()
+                    );
+                    let buf = backend.upload_fr("scalars", &scalars).unwrap();
+                    let got = backend
+                        .$msm(&resident, 2, Scalars::Buffer(&buf), None)
+                        .unwrap();
+                    assert_eq!(
+                        got, expect,
+                        "{mix} scalars from a buffer, n={n} (seed {seed:#x})"
+                    );
+                }
+                // Density: a random half of n variables used; bases dense over them.
+                let mut density = Density::new(n);
+                for i in 0..n {
+                    density.set(i, rng.next_u32() % 2 == 0).unwrap();
+                }
+                let used = density.count_ones();
+                let scalars = random_fr(n, &mut rng);
+                let expect = $reference(&bases[..used], &scalars, Some(&density)).unwrap();
+                let got = backend
+                    .$msm(&resident, 0, Scalars::Host(&scalars), Some(&density))
+                    .unwrap();
+                assert_eq!(got, expect, "density ({used} of {n} used) (seed {seed:#x})");
+                // Too few bases after skip is an error, not a panic.
+                assert!(backend
+                    .$msm(&resident, 3, Scalars::Host(&vec![Fr::ONE; n]), None)
+                    .is_err());
+            }
+        }
+    };
+}
+
+use rand_core::RngCore;
+
+msm_check!(
+    msm_g1,
+    G1Projective,
+    upload_g1_bases,
+    msm_g1,
+    sluice_msm::msm_g1,
+    msm_g1
+);
+msm_check!(
+    msm_g2,
+    G2Projective,
+    upload_g2_bases,
+    msm_g2,
+    sluice_msm::msm_g2,
+    msm_g2
+);
