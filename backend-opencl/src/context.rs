@@ -90,6 +90,18 @@ impl DeviceCtx {
         .map_err(|e| alloc_error(what, (words * 4) as u64, &e))
     }
 
+    /// A tracked single cl buffer of `words` words for a temporary that fits one
+    /// allocation whatever the chunk cap (MSM scalars, buckets, results).
+    pub(crate) fn temp(
+        &self,
+        tracker: &MemoryTracker,
+        what: &str,
+        words: usize,
+    ) -> Result<(core::Mem, Allocation), BackendError> {
+        let tracked = tracker.allocate(MemoryKind::Device, what, (words * 4) as u64)?;
+        Ok((self.raw_buffer(what, words)?, tracked))
+    }
+
     /// Writes `data` into `mem` at word `offset` (blocking).
     pub(crate) fn write(
         &self,

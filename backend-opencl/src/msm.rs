@@ -4,7 +4,7 @@
 
 use std::marker::PhantomData;
 
-use sluice_backend::{BackendError, Density, MemoryKind, Scalars};
+use sluice_backend::{Allocation, BackendError, Density, Scalars};
 use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 
 use crate::context::{Chunked, DeviceCtx};
@@ -75,7 +75,7 @@ impl Plan {
     fn new(n: usize, ctx: &DeviceCtx, proj_bytes: usize) -> Plan {
         let per_cu = if ctx.info.is_gpu { 128 } else { 8 };
         let target = (ctx.info.compute_units.max(1) as usize) * per_cu;
-        let bucket_budget = (ctx.max_chunk_bytes / 2) as usize;
+        let bucket_budget = (ctx.info.max_alloc_bytes / 2) as usize;
         let mut best = (
             usize::MAX,
             Plan {
@@ -215,7 +215,7 @@ impl OpenClBackend {
                 d,
                 &bases.parts[d].chunks[c],
                 base_offset,
-                &scalars,
+                &scalars.0,
                 count,
             )?);
         }
@@ -233,20 +233,15 @@ impl OpenClBackend {
         source: &Source<'_>,
         k0: usize,
         count: usize,
-    ) -> Result<Chunked, BackendError> {
+    ) -> Result<(ocl::core::Mem, Allocation), BackendError> {
         let ctx = &self.devices[d];
-        let out = Chunked::alloc(ctx, d, &self.tracker, "msm scalars", count, 8)?;
-        let out_mem = single(&out)?;
+        let out = ctx.temp(&self.tracker, "msm scalars", count * 8)?;
+        let out_mem = &out.0;
         let host_scalars: std::borrow::Cow<'_, [Fr]> = match source {
             Source::Host(s) => s[k0..k0 + count].into(),
             Source::Buffer { buf, index } if buf.device == d => {
                 let idx = &index[k0..k0 + count];
-                let idx_mem = ctx.raw_buffer("msm scalar indices", count)?;
-                let _tracked = self.tracker.allocate(
-                    MemoryKind::Device,
-                    "msm scalar indices",
-                    (count * 4) as u64,
-                )?;
+                let (idx_mem, _tracked) = ctx.temp(&self.tracker, "msm scalar indices", count)?;
                 ctx.write(&idx_mem, 0, idx)?;
                 for (i, chunk) in buf.chunks.iter().enumerate() {
                     ctx.kernel(ProgramKind::Fr, "fr_gather_from_mont")?
@@ -287,7 +282,7 @@ impl OpenClBackend {
         d: usize,
         bases: &ocl::core::Mem,
         base_offset: usize,
-        scalars: &Chunked,
+        scalars: &ocl::core::Mem,
         count: usize,
     ) -> Result<Pending<'_, A>, BackendError> {
         let ctx = &self.devices[d];
@@ -295,23 +290,21 @@ impl OpenClBackend {
         let plan = Plan::new(count, ctx, proj_bytes);
         let items = plan.windows * plan.groups;
         let bucket_words = items * ((1 << plan.window_bits) - 1) * A::Proj::WORDS;
-        let buckets_tracked =
-            self.tracker
-                .allocate(MemoryKind::Device, "msm buckets", (bucket_words * 4) as u64)?;
-        let buckets = ctx.raw_buffer("msm buckets", bucket_words)?;
-        let results = Chunked::alloc(ctx, d, &self.tracker, "msm results", items, A::Proj::WORDS)?;
+        let buckets = ctx.temp(&self.tracker, "msm buckets", bucket_words)?;
+        let results = ctx.temp(&self.tracker, "msm results", items * A::Proj::WORDS)?;
         ctx.kernel(A::PROGRAM, A::KERNEL)?
             .mem(bases)?
-            .mem(single(scalars)?)?
-            .mem(&buckets)?
-            .mem(single(&results)?)?
+            .mem(scalars)?
+            .mem(&buckets.0)?
+            .mem(&results.0)?
             .u32(base_offset as u32)?
             .u32(count as u32)?
             .u32(plan.groups as u32)?
             .u32(plan.windows as u32)?
             .u32(plan.window_bits as u32)?
             .run(items, None)?;
-        drop((buckets, buckets_tracked));
+        // Dropping the buckets now is safe: OpenCL frees them once the kernel is done.
+        drop(buckets);
         Ok(Pending {
             ctx,
             results,
@@ -321,22 +314,10 @@ impl OpenClBackend {
     }
 }
 
-/// The one cl buffer of a buffer that is known to fit one allocation.
-fn single(c: &Chunked) -> Result<&ocl::core::Mem, BackendError> {
-    match c.chunks.as_slice() {
-        [m] => Ok(m),
-        _ => Err(BackendError::Unsupported(format!(
-            "an MSM temporary of {} elements split into {} chunks",
-            c.len,
-            c.chunks.len()
-        ))),
-    }
-}
-
 /// A launched MSM batch whose window sums are still on the device.
 struct Pending<'a, A: GpuCurve> {
     ctx: &'a DeviceCtx,
-    results: Chunked,
+    results: (ocl::core::Mem, Allocation),
     plan: Plan,
     _curve: PhantomData<A>,
 }
@@ -350,7 +331,7 @@ impl<A: GpuCurve> Pending<'_, A> {
             groups,
         } = self.plan;
         let mut sums = vec![A::identity(); windows * groups];
-        self.results.read(self.ctx, 0, as_words_mut(&mut sums))?;
+        self.ctx.read(&self.results.0, 0, as_words_mut(&mut sums))?;
         let mut acc = A::identity();
         for w in (0..windows).rev() {
             for _ in 0..window_bits {
@@ -361,5 +342,190 @@ impl<A: GpuCurve> Pending<'_, A> {
             }
         }
         Ok(acc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ff::Field;
+    use group::{Curve, Group};
+    use sluice_backend::{BackendError, ComputeBackend, Density, Scalars};
+    use sluice_field::{Fr, G1Projective, G2Projective};
+
+    use super::Plan;
+    use crate::testing::{backend, rng, split_backend};
+    use crate::OpenClBackend;
+
+    /// `n` distinct bases (a seeded random start plus multiples of a random step), with the
+    /// identity at a few positions.
+    fn bases<G: Group + Curve>(n: usize, seed: u64) -> Vec<G::AffineRepr>
+    where
+        G::AffineRepr: Default + Copy,
+    {
+        let mut r = rng(seed);
+        let step = G::random(&mut r);
+        let mut p = G::random(&mut r);
+        let mut v: Vec<G> = (0..n)
+            .map(|i| {
+                p += step;
+                if i % 97 == 5 {
+                    G::identity()
+                } else {
+                    p
+                }
+            })
+            .collect();
+        if let Some(last) = v.last_mut() {
+            *last = G::identity();
+        }
+        let mut out = vec![G::AffineRepr::default(); n];
+        G::batch_normalize(&v, &mut out);
+        v.clear();
+        out
+    }
+
+    /// Random scalars with 0, 1 and -1 sprinkled in.
+    fn scalars(n: usize, seed: u64) -> Vec<Fr> {
+        let mut r = rng(seed);
+        (0..n)
+            .map(|i| match i % 11 {
+                3 => Fr::ZERO,
+                4 => Fr::ONE,
+                5 => -Fr::ONE,
+                _ => Fr::random(&mut r),
+            })
+            .collect()
+    }
+
+    fn density(n: usize, seed: u64) -> Density {
+        let mut r = rng(seed);
+        (0..n).map(|_| r.next_u32() % 3 != 0).collect()
+    }
+
+    use rand_core::RngCore;
+
+    /// Every way of calling msm_g1 / msm_g2 against sluice-msm on the same inputs.
+    macro_rules! check_msm {
+        ($b:expr, $n:expr, $seed:expr, $proj:ty, $upload:ident, $msm:ident, $cpu:path) => {{
+            let (b, n, seed): (&OpenClBackend, usize, u64) = ($b, $n, $seed);
+            let skip = 3;
+            let all = bases::<$proj>(n + skip, seed);
+            let resident = b.$upload("bases", &all).unwrap();
+            let s = scalars(n, seed + 1);
+            let want = $cpu(&all[skip..], &s, None).unwrap();
+            let got = b.$msm(&resident, skip, Scalars::Host(&s), None).unwrap();
+            assert!(got == want, "host scalars, n {n}, seed {seed}");
+            let sbuf = b.upload_fr("scalars", &s).unwrap();
+            let got = b
+                .$msm(&resident, skip, Scalars::Buffer(&sbuf), None)
+                .unwrap();
+            assert!(got == want, "buffer scalars, n {n}, seed {seed}");
+
+            // Density: the bases are dense over the used variables.
+            let d = density(n, seed + 2);
+            let used = d.count_ones();
+            let want = $cpu(&all[skip..skip + used], &s, Some(&d)).unwrap();
+            let got = b
+                .$msm(&resident, skip, Scalars::Host(&s), Some(&d))
+                .unwrap();
+            assert!(got == want, "host scalars with density, n {n}, seed {seed}");
+            let got = b
+                .$msm(&resident, skip, Scalars::Buffer(&sbuf), Some(&d))
+                .unwrap();
+            assert!(
+                got == want,
+                "buffer scalars with density, n {n}, seed {seed}"
+            );
+
+            // Fewer scalars than bases uses a prefix; more is an error.
+            let got = b
+                .$msm(&resident, 0, Scalars::Host(&s[..n / 2]), None)
+                .unwrap();
+            let want = $cpu(&all[..n / 2], &s[..n / 2], None).unwrap();
+            assert!(got == want, "prefix, n {n}, seed {seed}");
+            let too_many = vec![Fr::ONE; n + skip + 1];
+            assert!(matches!(
+                b.$msm(&resident, 0, Scalars::Host(&too_many), None),
+                Err(BackendError::LengthMismatch { .. })
+            ));
+            let empty = b.$msm(&resident, 0, Scalars::Host(&[]), None).unwrap();
+            assert!(bool::from(empty.is_identity()), "empty msm, seed {seed}");
+        }};
+    }
+
+    #[test]
+    fn g1_msm_matches_sluice_msm() {
+        let Some(b) = backend() else { return };
+        for (i, n) in [1usize, 2, 100, 1 << 12].into_iter().enumerate() {
+            check_msm!(
+                b,
+                n,
+                1000 + i as u64,
+                G1Projective,
+                upload_g1_bases,
+                msm_g1,
+                sluice_msm::msm_g1
+            );
+        }
+    }
+
+    #[test]
+    fn g2_msm_matches_sluice_msm() {
+        let Some(b) = backend() else { return };
+        for (i, n) in [1usize, 37, 1 << 10].into_iter().enumerate() {
+            check_msm!(
+                b,
+                n,
+                2000 + i as u64,
+                G2Projective,
+                upload_g2_bases,
+                msm_g2,
+                sluice_msm::msm_g2
+            );
+        }
+    }
+
+    /// Two contexts (two "devices") and chunks of 42 G1 / 21 G2 bases: bases split across
+    /// devices and chunks, scalars read back across devices.
+    #[test]
+    fn msm_across_two_contexts_and_split_buffers() {
+        let Some(b) = split_backend() else { return };
+        assert_eq!(b.device_infos().len(), 2);
+        check_msm!(
+            b,
+            500,
+            3000,
+            G1Projective,
+            upload_g1_bases,
+            msm_g1,
+            sluice_msm::msm_g1
+        );
+        check_msm!(
+            b,
+            130,
+            3001,
+            G2Projective,
+            upload_g2_bases,
+            msm_g2,
+            sluice_msm::msm_g2
+        );
+    }
+
+    #[test]
+    fn plans_fit_their_bucket_budget() {
+        let Some(b) = backend() else { return };
+        let ctx = &b.devices[0];
+        for n in [1usize, 10, 1000, 1 << 20] {
+            let p = Plan::new(n, ctx, 288);
+            assert!(
+                p.windows * p.window_bits >= 255 && p.groups >= 1,
+                "{p:?} for {n}"
+            );
+            assert!(
+                (p.windows * p.groups * ((1 << p.window_bits) - 1) * 288) as u64
+                    <= ctx.max_chunk_bytes / 2,
+                "{p:?} for {n}"
+            );
+        }
     }
 }
