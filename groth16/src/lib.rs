@@ -12,6 +12,7 @@
 //! `c = a ∘ b`, so it is recomputed in the backend where the H computation needs it.
 
 mod assignment;
+pub mod demo;
 mod error;
 mod generator;
 mod io;
