@@ -3,6 +3,9 @@
 //!
 //! `cargo bench -p sluice-ntt --bench ntt -- --warm-up-time 1 --measurement-time 3`
 
+// criterion_group!/criterion_main! generate undocumented items.
+#![allow(missing_docs)]
+
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use ff::{Field, PrimeField};
