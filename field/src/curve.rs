@@ -1405,7 +1405,7 @@ mod tests {
                     let mut rng = ChaCha20Rng::seed_from_u64(SEED);
                     let r = le_bytes(R_HEX);
                     let h = le_bytes($cofactor);
-                    for i in 0..48 {
+                    for i in 0..100 {
                         let msg = format!("seed {SEED:#x}, case {i}");
                         // In the subgroup: generator multiples.
                         let bp = b_affine(&random_point(&mut rng));
