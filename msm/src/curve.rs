@@ -13,7 +13,7 @@ use sluice_field::{Fq, Fq2, G1Affine, G1Projective, G2Affine, G2Projective};
 /// [`crate::msm`]).
 pub trait MsmCurve: Copy + Send + Sync + 'static {
     /// Affine points (the bases); the identity is a distinguished value.
-    type Affine: Copy + Send + Sync;
+    type Affine: Copy + Send + Sync + Default;
     /// The coordinate field (`Fq` for G1, `Fq2` for G2).
     type Base: ff::Field;
 

@@ -383,12 +383,18 @@ impl<C: MsmCurve> Scratch<C> {
             }
         }
         self.flush();
-        // sum_b (b + 1) * bucket_b by a running sum from the top bucket down.
+        // sum_b (b + 1) * bucket_b by a running sum from the top bucket down; a run of `k`
+        // empty buckets adds `k * running` by double-and-add, so sparse windows (few terms,
+        // wide window) cost per bucket used, not per bucket.
         let mut running = C::identity();
         let mut total = C::identity();
-        let mut started = false;
+        let mut repeat = 0usize;
         for b in (0..self.state.len()).rev() {
             let st = self.state[b];
+            if st != 0 {
+                total = total.add_vartime(&mul_small(&running, repeat));
+                repeat = 0;
+            }
             if st & SET != 0 {
                 let p = self.buckets[b];
                 running = running.add_mixed_vartime(&C::affine_from_xy_unchecked(p.x, p.y));
@@ -396,13 +402,25 @@ impl<C: MsmCurve> Scratch<C> {
             if st & OVERFLOW != 0 {
                 running = running.add_vartime(&self.overflow[b]);
             }
-            started |= st != 0;
-            if started {
-                total = total.add_vartime(&running);
-            }
+            repeat += 1;
         }
-        total
+        total.add_vartime(&mul_small(&running, repeat))
     }
+}
+
+/// `k * p` by double-and-add (variable time in `k`, which is a public bucket count).
+fn mul_small<C: MsmCurve>(p: &C, k: usize) -> C {
+    if k <= 1 {
+        return if k == 1 { *p } else { C::identity() };
+    }
+    let mut acc = *p;
+    for i in (0..usize::BITS - 1 - k.leading_zeros()).rev() {
+        acc = acc.double();
+        if k >> i & 1 == 1 {
+            acc = acc.add_vartime(p);
+        }
+    }
+    acc
 }
 
 /// Sum of the bases whose scalar is one, by batch affine addition trees (one per segment,
