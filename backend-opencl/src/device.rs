@@ -204,3 +204,70 @@ fn to_pair(what: &str, e: &core::Error) -> (i32, String) {
         format!("{what}: {e}"),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CHILD: &str = "SLUICE_TEST_NO_PLATFORM_CHILD";
+
+    #[test]
+    fn selection_by_index_name_and_all() {
+        if crate::testing::backend().is_none() {
+            return;
+        }
+        let all = devices().unwrap();
+        assert!(all
+            .iter()
+            .enumerate()
+            .all(|(i, d)| d.index == i && d.max_alloc_bytes > 0));
+        let first = &DeviceSelector::Index(0).select().unwrap()[0];
+        assert_eq!(first.index, 0);
+        let part = first.name[..first.name.len().min(6)].to_ascii_uppercase();
+        let by_name = DeviceSelector::NameContains(part).select().unwrap();
+        assert!(by_name.iter().any(|d| d.index == 0));
+        assert_eq!(DeviceSelector::All.select().unwrap().len(), all.len());
+        assert_eq!(
+            DeviceSelector::Indices(vec![0, 0]).select().unwrap().len(),
+            2
+        );
+        assert!(DeviceSelector::Index(all.len()).select().is_err());
+        assert!(DeviceSelector::NameContains("no such device \u{1}".into())
+            .select()
+            .is_err());
+    }
+
+    /// Runs in a child process whose ICD loader sees no driver (see the next test).
+    #[test]
+    fn no_platform_child() {
+        if std::env::var_os(CHILD).is_none() {
+            return;
+        }
+        let err = devices().expect_err("no platform is visible to this process");
+        assert!(err.to_string().contains("no OpenCL platform"), "{err}");
+        assert!(DeviceSelector::All.select().is_err());
+    }
+
+    /// Without any OpenCL driver, discovery is an error within moments, not a panic and not
+    /// `ocl`'s ten-second retry loop.
+    #[test]
+    fn no_platform_is_a_quick_error() {
+        let empty = std::env::temp_dir().join(format!("sluice-no-icd-{}", std::process::id()));
+        std::fs::create_dir_all(&empty).unwrap();
+        let start = std::time::Instant::now();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "device::tests::no_platform_child", "--nocapture"])
+            .env(CHILD, "1")
+            .env("OCL_ICD_VENDORS", &empty)
+            .output()
+            .unwrap();
+        let elapsed = start.elapsed();
+        let _ = std::fs::remove_dir(&empty);
+        assert!(
+            out.status.success(),
+            "child failed: {}",
+            String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(elapsed.as_secs() < 5, "discovery took {elapsed:?}");
+    }
+}

@@ -144,6 +144,9 @@ pub(crate) fn build(
     if let Some(bin) = binary {
         match from_binary(context, device, &bin, options) {
             Ok(p) => {
+                if let Some(f) = file.as_deref().filter(|f| !f.exists()) {
+                    store(f, &bin);
+                }
                 lock(binaries()).insert(key, bin);
                 record(kind, device, start, origin);
                 return Ok(p);
@@ -268,6 +271,56 @@ fn store(file: &Path, bin: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::backend;
+    use crate::{OpenClBackend, OpenClConfig};
+
+    #[test]
+    fn a_build_failure_returns_the_build_log() {
+        let Some(b) = backend() else { return };
+        let ctx = &b.devices[0];
+        let bad = "__kernel void broken(__global uint *a) { a[0] = undeclared_thing; }";
+        match from_source(&ctx.context, ctx.info, bad, "") {
+            Err(BackendError::Driver {
+                code,
+                build_log: Some(log),
+                ..
+            }) => {
+                assert_ne!(code, 0);
+                assert!(log.contains("undeclared_thing"), "log: {log}");
+            }
+            Err(e) => panic!("expected a build log, got {e}"),
+            Ok(_) => panic!("a broken kernel built"),
+        }
+    }
+
+    #[test]
+    fn binaries_are_cached_on_disk_and_reload() {
+        if backend().is_none() {
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("sluice-kcache-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let b = OpenClBackend::new(OpenClConfig {
+            kernel_cache: KernelCache::Dir(dir.clone()),
+            ..OpenClConfig::default()
+        })
+        .unwrap();
+        b.devices[0].program(ProgramKind::Fr).unwrap();
+        let files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with("fr-") && name.ends_with(".bin"), "{name}");
+        let bin = std::fs::read(&files[0]).unwrap();
+        let ctx = &b.devices[0];
+        from_binary(&ctx.context, ctx.info, &bin, build_options(ctx.info)).unwrap();
+        let times = program_build_times();
+        assert!(times.iter().any(|t| t.program == "fr" && t.seconds >= 0.0));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn cache_key_separates_parts() {
