@@ -7,6 +7,8 @@ use group::{Curve, Group};
 use rand_core::RngCore;
 use rayon::prelude::*;
 use sluice_field::{Fr, G1Projective, G2Projective};
+use std::ops::Neg;
+
 use subtle::{ConditionallySelectable, ConstantTimeEq};
 
 use crate::assignment::ProvingAssignment;
@@ -75,17 +77,23 @@ fn wipe_vec(v: &mut [Fr]) {
 }
 
 /// A fixed-base table for constant-time scalar multiplication: signed windows of `W`
-/// bits, `entries[j][k] = (k + 1)·2^(W·j)·base`. A multiplication selects one entry per
-/// window by scanning the whole row with constant-time selects, so neither memory access
-/// nor control flow depends on the scalar.
-struct FixedBase<G> {
-    rows: Vec<Vec<G>>,
+/// bits, `rows[j][k] = (k + 1)·2^(W·j)·base` in affine form. A multiplication selects one
+/// entry per window by scanning the whole row with constant-time selects and adds it with a
+/// (constant-time, complete) mixed addition, so neither memory access nor control flow
+/// depends on the scalar.
+struct FixedBase<G: Curve> {
+    rows: Vec<Vec<G::AffineRepr>>,
+    identity: G::AffineRepr,
 }
 
-const W: usize = 6;
+const W: usize = 5;
 const HALF: usize = 1 << (W - 1);
 
-impl<G: Group<Scalar = Fr> + ConditionallySelectable> FixedBase<G> {
+impl<G> FixedBase<G>
+where
+    G: Curve<Scalar = Fr>,
+    G::AffineRepr: ConditionallySelectable + Neg<Output = G::AffineRepr> + Default + Copy,
+{
     fn new(base: G) -> Self {
         // Signed digits of a 255-bit scalar need one extra window for the last carry.
         let windows = 255usize.div_ceil(W) + 1;
@@ -98,23 +106,27 @@ impl<G: Group<Scalar = Fr> + ConditionallySelectable> FixedBase<G> {
                 row.push(acc);
                 acc += p;
             }
-            rows.push(row);
+            let mut affine = vec![G::AffineRepr::default(); HALF];
+            G::batch_normalize(&row, &mut affine);
+            rows.push(affine);
             for _ in 0..W {
                 p = p.double();
             }
         }
-        FixedBase { rows }
+        FixedBase {
+            rows,
+            identity: G::identity().to_affine(),
+        }
     }
 
     /// `s·base` in constant time.
     fn mul(&self, s: &Fr) -> G {
         let bytes = s.to_repr();
+        // Bit positions are public; only the bits' values are secret.
         let bit = |i: usize| -> u32 {
-            if i >= 256 {
-                0
-            } else {
-                u32::from((bytes[i / 8] >> (i % 8)) & 1)
-            }
+            bytes
+                .get(i / 8)
+                .map_or(0, |b| u32::from((b >> (i % 8)) & 1))
         };
         let mut acc = G::identity();
         let mut carry = 0u32;
@@ -129,7 +141,7 @@ impl<G: Group<Scalar = Fr> + ConditionallySelectable> FixedBase<G> {
             let signed = d as i32 - ((carry as i32) << W);
             let negative = subtle::Choice::from((signed >> 31) as u8 & 1);
             let abs = signed.unsigned_abs();
-            let mut sel = G::identity();
+            let mut sel = self.identity;
             for (k, e) in row.iter().enumerate() {
                 sel.conditional_assign(e, abs.ct_eq(&(k as u32 + 1)));
             }
@@ -144,8 +156,9 @@ impl<G: Group<Scalar = Fr> + ConditionallySelectable> FixedBase<G> {
 /// `scalars[i]·base` for every i, in parallel, as affine points.
 fn fixed_base_batch<G>(table: &FixedBase<G>, scalars: &[Fr]) -> Vec<G::AffineRepr>
 where
-    G: Curve<Scalar = Fr> + ConditionallySelectable + Send + Sync,
-    G::AffineRepr: Default + Copy + Send,
+    G: Curve<Scalar = Fr> + Send + Sync,
+    G::AffineRepr:
+        ConditionallySelectable + Neg<Output = G::AffineRepr> + Default + Copy + Send + Sync,
 {
     let mut out = vec![G::AffineRepr::default(); scalars.len()];
     out.par_chunks_mut(CHUNK)
@@ -174,6 +187,46 @@ pub(crate) fn omega(log: u32) -> Fr {
         w = w.square();
     }
     w
+}
+
+/// `1, w, w^2, ..., w^(n-1)` in parallel chunks. Constant time in `w` (only multiplications;
+/// the starting power of each chunk has a public exponent).
+fn powers_of(w: Fr, n: usize) -> Vec<Fr> {
+    let mut out = vec![Fr::ZERO; n];
+    out.par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let mut p = w.pow_vartime([(c * CHUNK) as u64]);
+            for x in chunk {
+                *x = p;
+                p *= w;
+            }
+        });
+    out
+}
+
+/// The Lagrange basis of the domain of size `2^log_n` evaluated at `tau`, given
+/// `z_tau = tau^n - 1`: `L_i(tau) = Z(tau)/n · w^i / (tau - w^i)`. This is what an inverse
+/// NTT of the powers of tau computes (bellperson's way), in O(n) with one batch inversion.
+fn lagrange_at(tau: Fr, z_tau: Fr, log_n: u32) -> Result<Vec<Fr>, Groth16Error> {
+    let n = 1usize << log_n;
+    let w_pows = powers_of(omega(log_n), n);
+    let mut lagrange: Vec<Fr> = w_pows.par_iter().map(|wi| tau - wi).collect();
+    if !bool::from(Fr::batch_invert(&mut lagrange)) {
+        wipe_vec(&mut lagrange);
+        return Err(Groth16Error::DegenerateSetup(
+            "tau is a root of unity of the domain",
+        ));
+    }
+    // n < r, so n is invertible.
+    let n_inv = Fr::from(n as u64).invert().unwrap_or(Fr::ZERO);
+    let mut z_over_n = z_tau * n_inv;
+    lagrange
+        .par_iter_mut()
+        .zip(w_pows.par_iter())
+        .for_each(|(l, wi)| *l *= z_over_n * wi);
+    wipe(&mut [&mut z_over_n]);
+    Ok(lagrange)
 }
 
 /// Generates random Groth16 parameters for `circuit`: draws the toxic waste and two random
@@ -224,18 +277,8 @@ pub fn generate_parameters<C: Circuit<Fr>>(
     };
     let tau = toxic.tau;
 
-    // Powers of tau, in parallel chunks (the exponents are public).
-    let mut powers = vec![Fr::ZERO; n];
-    powers
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .for_each(|(c, chunk)| {
-            let mut p = tau.pow_vartime([(c * CHUNK) as u64]);
-            for x in chunk {
-                *x = p;
-                p *= tau;
-            }
-        });
+    // Powers of tau (the exponents are public; tau is only multiplied, in constant time).
+    let mut powers = powers_of(tau, n);
     // Z(tau) = tau^n - 1.
     let mut z_tau = powers[n - 1] * tau - Fr::ONE;
 
@@ -245,33 +288,7 @@ pub fn generate_parameters<C: Circuit<Fr>>(
     wipe_vec(&mut powers);
     drop(powers);
 
-    // Lagrange basis at tau: L_i(tau) = Z(tau)/n · w^i / (tau - w^i), which is what an
-    // inverse NTT of the powers of tau computes, in O(n) with one batch inversion.
-    let w = omega(log_n);
-    let mut w_pows = vec![Fr::ZERO; n];
-    w_pows
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .for_each(|(c, chunk)| {
-            let mut p = w.pow_vartime([(c * CHUNK) as u64]);
-            for x in chunk {
-                *x = p;
-                p *= w;
-            }
-        });
-    let mut lagrange: Vec<Fr> = w_pows.par_iter().map(|wi| tau - wi).collect();
-    if !bool::from(Fr::batch_invert(&mut lagrange)) {
-        wipe_vec(&mut lagrange);
-        return Err(Groth16Error::DegenerateSetup(
-            "tau is a root of unity of the domain",
-        ));
-    }
-    let n_inv: Option<Fr> = Fr::from(n as u64).invert().into();
-    let mut z_over_n = z_tau * n_inv.unwrap_or(Fr::ZERO);
-    lagrange
-        .par_iter_mut()
-        .zip(w_pows.par_iter())
-        .for_each(|(l, wi)| *l *= z_over_n * wi);
+    let mut lagrange = lagrange_at(tau, z_tau, log_n)?;
 
     // Evaluate every variable's A, B, C columns at tau.
     let eval = |col: &Column| -> Fr { col.iter().map(|(coeff, row)| lagrange[*row] * coeff).sum() };
@@ -322,13 +339,7 @@ pub fn generate_parameters<C: Circuit<Fr>>(
     ] {
         wipe_vec(v);
     }
-    wipe(&mut [
-        &mut gamma_inv,
-        &mut delta_inv,
-        &mut z_tau,
-        &mut coeff,
-        &mut z_over_n,
-    ]);
+    wipe(&mut [&mut gamma_inv, &mut delta_inv, &mut z_tau, &mut coeff]);
 
     let vk = VerifyingKey {
         alpha_g1: (g1 * toxic.alpha).to_affine(),
@@ -437,4 +448,76 @@ pub fn generate_benchmark_parameters<R: RngCore>(
         b_g1: g1(b, rng),
         b_g2: point_chains::<G2Projective, R>(b, rng),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    #[test]
+    fn fixed_base_matches_scalar_multiplication() {
+        let seed = 31;
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let g1 = G1Projective::random(&mut rng);
+        let g2 = G2Projective::random(&mut rng);
+        let (t1, t2) = (FixedBase::new(g1), FixedBase::new(g2));
+        let mut scalars = vec![
+            Fr::ZERO,
+            Fr::ONE,
+            -Fr::ONE,
+            Fr::from(HALF as u64),
+            -Fr::from(2),
+        ];
+        scalars.extend((0..40).map(|_| Fr::random(&mut rng)));
+        scalars.push(Fr::from(u64::MAX));
+        for s in &scalars {
+            assert_eq!(t1.mul(s), g1 * s, "seed {seed}, scalar {s:?}");
+            assert_eq!(t2.mul(s), g2 * s, "seed {seed}, scalar {s:?}");
+        }
+        let batch = fixed_base_batch(&t1, &scalars);
+        for (p, s) in batch.iter().zip(&scalars) {
+            assert_eq!(*p, (g1 * s).to_affine(), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn lagrange_basis_matches_naive_interpolation() {
+        let seed = 32;
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        for log_n in 0..5u32 {
+            let n = 1usize << log_n;
+            let tau = Fr::random(&mut rng);
+            let w = omega(log_n);
+            assert_eq!(w.pow_vartime([n as u64]), Fr::ONE);
+            if n > 1 {
+                assert_ne!(w.pow_vartime([n as u64 / 2]), Fr::ONE, "primitive root");
+            }
+            let z = tau.pow_vartime([n as u64]) - Fr::ONE;
+            let fast = lagrange_at(tau, z, log_n).unwrap();
+            let pts: Vec<Fr> = (0..n).map(|i| w.pow_vartime([i as u64])).collect();
+            for (i, l) in fast.iter().enumerate() {
+                // prod_{j != i} (tau - w^j) / (w^i - w^j)
+                let naive = (0..n).filter(|&j| j != i).fold(Fr::ONE, |acc, j| {
+                    acc * (tau - pts[j]) * (pts[i] - pts[j]).invert().unwrap()
+                });
+                assert_eq!(*l, naive, "seed {seed}, n {n}, i {i}");
+            }
+        }
+        // tau on the domain is refused rather than divided by zero.
+        let w = omega(3);
+        assert!(matches!(
+            lagrange_at(w, Fr::ZERO, 3),
+            Err(Groth16Error::DegenerateSetup(_))
+        ));
+    }
+
+    #[test]
+    fn domain_sizes() {
+        assert_eq!(domain_size(0).unwrap(), (0, 1));
+        assert_eq!(domain_size(1).unwrap(), (0, 1));
+        assert_eq!(domain_size(5).unwrap(), (3, 8));
+        assert_eq!(domain_size(1 << 20).unwrap(), (20, 1 << 20));
+    }
 }

@@ -1,6 +1,8 @@
 //! Byte compatibility with bellperson 0.27: each side reads what the other writes, and each
 //! verifies the other's proofs.
 
+#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+
 mod common;
 
 use bellperson::groth16 as bp;

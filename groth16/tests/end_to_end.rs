@@ -1,5 +1,7 @@
 //! Setup, prove, verify and file round trips on the CPU backend, and every rejection path.
 
+#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+
 mod common;
 
 use common::{Chain, Empty, InputsOnly};
