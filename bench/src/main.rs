@@ -2,6 +2,8 @@
 //! ladder of sizes, a table with median/min/throughput/residency, JSON and SVG plots.
 
 mod options;
+#[cfg(feature = "compare")]
+mod peers;
 mod report;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -14,6 +16,11 @@ use rand_core::SeedableRng;
 use sluice_backend::{BackendError, ComputeBackend, MemoryKind, NttOrder, Scalars, Transform};
 use sluice_backend_cpu::CpuBackend;
 use sluice_field::{Fr, G1Projective, G2Projective};
+use sluice_groth16::demo::MimcLike;
+use sluice_groth16::{
+    generate_benchmark_parameters, generate_random_parameters, prepare_verifying_key,
+    prove_assignment, verify_proof, CircuitShape, ProvingAssignment, ResidentParameters,
+};
 
 use options::{Op, Options, USAGE};
 use report::Row;
@@ -47,6 +54,9 @@ fn run(opts: &Options) -> Result<(), String> {
     if wants("cpu") {
         let cpu = CpuBackend::new();
         eprintln!("== backend cpu: {}", cpu.name());
+        if let Some(log) = opts.demo_log {
+            demo_proof(&cpu, log, opts.seed)?;
+        }
         ladder(&cpu, "cpu", opts, &mut rows);
         backends_run.push("cpu");
     }
@@ -54,6 +64,12 @@ fn run(opts: &Options) -> Result<(), String> {
         eprintln!(
             "== backend opencl: not available in this build yet — running on the CPU backend only"
         );
+    }
+    if opts.compare {
+        #[cfg(feature = "compare")]
+        compare(opts, &mut rows);
+        #[cfg(not(feature = "compare"))]
+        return Err("--compare needs sluice-bench built with its `compare` feature".into());
     }
 
     std::fs::create_dir_all(&opts.out_dir)
@@ -85,21 +101,49 @@ fn ladder<B: ComputeBackend>(backend: &B, label: &str, opts: &Options, rows: &mu
         for log in opts.sizes_for(op) {
             done += 1;
             eprint!("[{done}/{total}] {label} {} 2^{log} ... ", op.name());
-            let outcome = catch_unwind(AssertUnwindSafe(|| measure(backend, op, log, opts)));
-            let row = match outcome {
-                Ok(Ok((times, peak))) => Row::measured(op.name(), label, log, &times, Some(peak)),
-                Ok(Err(e)) => Row::failed(op.name(), label, log, e.to_string()),
-                Err(panic) => Row::failed(op.name(), label, log, panic_message(&panic)),
-            };
-            match &row.outcome {
-                report::Outcome::Measured { median_s, .. } => {
-                    eprintln!("{}", report::format_seconds(*median_s))
-                }
-                report::Outcome::Failed { error } => eprintln!("failed: {error}"),
-            }
-            rows.push(row);
+            rows.push(row(op, label, log, || {
+                measure(backend, op, log, opts).map(|(times, peak)| (times, Some(peak)))
+            }));
         }
     }
+}
+
+/// After the sluice rows: every peer of every requested op and size (`--compare`).
+#[cfg(feature = "compare")]
+fn compare(opts: &Options, rows: &mut Vec<Row>) {
+    eprintln!("== peers");
+    for &op in &opts.ops {
+        for log in opts.sizes_for(op) {
+            for &(peer, f) in peers::peers_for(op.name()) {
+                eprint!("{peer} {} 2^{log} ... ", op.name());
+                rows.push(row(op, peer, log, || {
+                    Ok((f(log, opts.seed, opts.reps)?, None))
+                }));
+            }
+        }
+    }
+}
+
+/// Runs one measurement (times and peak backend bytes, where tracked); errors and panics
+/// become failed rows. Logs the median or the error.
+fn row(
+    op: Op,
+    label: &str,
+    log: u32,
+    f: impl FnOnce() -> Result<(Vec<Duration>, Option<u64>), String>,
+) -> Row {
+    let row = match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok((times, peak))) => Row::measured(op.name(), label, log, &times, peak),
+        Ok(Err(e)) => Row::failed(op.name(), label, log, e),
+        Err(panic) => Row::failed(op.name(), label, log, panic_message(&panic)),
+    };
+    match &row.outcome {
+        report::Outcome::Measured { median_s, .. } => {
+            eprintln!("{}", report::format_seconds(*median_s))
+        }
+        report::Outcome::Failed { error } => eprintln!("failed: {error}"),
+    }
+    row
 }
 
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
@@ -112,55 +156,85 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 }
 
 /// One warm-up and `opts.reps` timed runs of `op` at 2^log; returns the times and the
-/// backend's peak device bytes during the timed runs (inputs included).
+/// backend's peak device bytes during the runs: inputs included, resident proving
+/// parameters excluded (they are shared by every proof).
 fn measure<B: ComputeBackend>(
     backend: &B,
     op: Op,
     log: u32,
     opts: &Options,
-) -> Result<(Vec<Duration>, u64), BackendError> {
+) -> Result<(Vec<Duration>, u64), String> {
+    let e = |e: BackendError| e.to_string();
     let n = 1usize << log;
     let mut rng = ChaCha20Rng::seed_from_u64(opts.seed ^ (u64::from(log) << 32));
     let scalars: Vec<Fr> = (0..n).map(|_| Fr::random(&mut rng)).collect();
     backend.tracker().reset_peaks();
+    let mut baseline = 0;
     let times = match op {
         Op::Ntt => {
-            let mut buf = backend.upload_fr("ntt input", &scalars)?;
+            let mut buf = backend.upload_fr("ntt input", &scalars).map_err(e)?;
             time(opts.reps, || {
-                backend.transform(&mut buf, Transform::Ntt, NttOrder::NaturalToNatural)
+                backend
+                    .transform(&mut buf, Transform::Ntt, NttOrder::NaturalToNatural)
+                    .map_err(e)
             })?
         }
         Op::MsmG1 => {
-            let bases = backend.upload_g1_bases(
-                "msm bases",
-                &sluice_msm::random_points::<G1Projective>(n, &mut rng),
-            )?;
+            let bases = backend
+                .upload_g1_bases(
+                    "msm bases",
+                    &sluice_msm::random_points::<G1Projective>(n, &mut rng),
+                )
+                .map_err(e)?;
             time(opts.reps, || {
                 backend
                     .msm_g1(&bases, 0, Scalars::Host(&scalars), None)
                     .map(drop)
+                    .map_err(e)
             })?
         }
         Op::MsmG2 => {
-            let bases = backend.upload_g2_bases(
-                "msm bases",
-                &sluice_msm::random_points::<G2Projective>(n, &mut rng),
-            )?;
+            let bases = backend
+                .upload_g2_bases(
+                    "msm bases",
+                    &sluice_msm::random_points::<G2Projective>(n, &mut rng),
+                )
+                .map_err(e)?;
             time(opts.reps, || {
                 backend
                     .msm_g2(&bases, 0, Scalars::Host(&scalars), None)
                     .map(drop)
+                    .map_err(e)
+            })?
+        }
+        Op::Proof => {
+            let x = scalars[0];
+            let circuit = MimcLike::filling_domain(log, Some(x));
+            let shape = CircuitShape::of(
+                &ProvingAssignment::synthesize(circuit.clone()).map_err(|e| e.to_string())?,
+            );
+            let params =
+                generate_benchmark_parameters(&shape, &mut rng).map_err(|e| e.to_string())?;
+            let resident =
+                ResidentParameters::upload(&params, backend).map_err(|e| e.to_string())?;
+            drop(params);
+            backend.tracker().reset_peaks();
+            baseline = backend.tracker().current(MemoryKind::Device);
+            time(opts.reps, || {
+                let cs =
+                    ProvingAssignment::synthesize(circuit.clone()).map_err(|e| e.to_string())?;
+                let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
+                prove_assignment(cs, &resident, r, s, backend)
+                    .map(drop)
+                    .map_err(|e| e.to_string())
             })?
         }
     };
-    Ok((times, backend.tracker().peak(MemoryKind::Device)))
+    Ok((times, backend.tracker().peak(MemoryKind::Device) - baseline))
 }
 
 /// One untimed warm-up, then `reps` timed calls.
-fn time(
-    reps: usize,
-    mut f: impl FnMut() -> Result<(), BackendError>,
-) -> Result<Vec<Duration>, BackendError> {
+fn time(reps: usize, mut f: impl FnMut() -> Result<(), String>) -> Result<Vec<Duration>, String> {
     f()?;
     (0..reps)
         .map(|_| {
@@ -168,4 +242,52 @@ fn time(
             f().map(|()| start.elapsed())
         })
         .collect()
+}
+
+/// The demo: a real setup, a proof on `backend`, and its verification, each phase timed.
+fn demo_proof<B: ComputeBackend>(backend: &B, log: u32, seed: u64) -> Result<(), String> {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let x = Fr::random(&mut rng);
+    let circuit = MimcLike::filling_domain(log, Some(x));
+    println!(
+        "demo proof on {}: MiMC-like circuit, {} rounds, {} constraints (domain 2^{log})",
+        backend.name(),
+        circuit.rounds,
+        circuit.num_constraints()
+    );
+    let t = Instant::now();
+    let params = generate_random_parameters(MimcLike::<Fr>::filling_domain(log, None), &mut rng)
+        .map_err(|e| format!("demo setup failed: {e}"))?;
+    println!(
+        "  setup      {}",
+        report::format_seconds(t.elapsed().as_secs_f64())
+    );
+    let t = Instant::now();
+    let cs = ProvingAssignment::synthesize(circuit.clone())
+        .map_err(|e| format!("demo synthesis failed: {e}"))?;
+    let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
+    let (proof, proof_report) = prove_assignment(cs, &params, r, s, backend)
+        .map_err(|e| format!("demo proof failed: {e}"))?;
+    println!(
+        "  prove      {}  (synthesis included; backend peak {:.2} vectors incl. bases)",
+        report::format_seconds(t.elapsed().as_secs_f64()),
+        proof_report.device_peak_vectors()
+    );
+    let t = Instant::now();
+    let pvk = prepare_verifying_key(&params.vk);
+    let ok = verify_proof(&pvk, &proof, &MimcLike::public_inputs(x, circuit.rounds))
+        .map_err(|e| format!("demo verification failed: {e}"))?;
+    println!(
+        "  verify     {}  -> {}",
+        report::format_seconds(t.elapsed().as_secs_f64()),
+        if ok { "valid" } else { "INVALID" }
+    );
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "the demo proof on {} did not verify",
+            backend.name()
+        ))
+    }
 }

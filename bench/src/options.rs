@@ -11,11 +11,14 @@ pub enum Op {
     MsmG1,
     /// G2 MSM of 2^k random scalars over resident random bases.
     MsmG2,
+    /// A whole Groth16 proof (synthesis included) of the demo circuit filling a domain of
+    /// 2^k, with benchmark parameters resident in the backend.
+    Proof,
 }
 
 impl Op {
     /// Every operation, in the order they run.
-    pub const ALL: [Op; 3] = [Op::Ntt, Op::MsmG1, Op::MsmG2];
+    pub const ALL: [Op; 4] = [Op::Ntt, Op::MsmG1, Op::MsmG2, Op::Proof];
 
     /// The name used on the command line, in tables and in files.
     pub fn name(self) -> &'static str {
@@ -23,6 +26,7 @@ impl Op {
             Op::Ntt => "ntt",
             Op::MsmG1 => "msm-g1",
             Op::MsmG2 => "msm-g2",
+            Op::Proof => "proof",
         }
     }
 
@@ -32,6 +36,7 @@ impl Op {
             Op::Ntt => vec![12, 14, 16, 18, 20],
             Op::MsmG1 => vec![10, 12, 14, 16],
             Op::MsmG2 => vec![10, 12, 14],
+            Op::Proof => vec![10, 12, 14],
         }
     }
 
@@ -64,19 +69,26 @@ pub struct Options {
     pub out_dir: PathBuf,
     /// Seed of every random input.
     pub seed: u64,
+    /// log2 domain size of the demo proof (setup, prove, verify) run first; `None` skips it.
+    pub demo_log: Option<u32>,
+    /// Also measure the peers (arkworks, blst, bellperson) after the sluice rows.
+    pub compare: bool,
 }
 
 /// The usage text.
 pub const USAGE: &str = "\
 usage: cargo xtask bench [options]
 
-  --ops LIST        operations, comma-separated: ntt, msm-g1, msm-g2 (default: all)
+  --ops LIST        operations, comma-separated: ntt, msm-g1, msm-g2, proof (default: all)
   --sizes LIST      log2 sizes for every op, e.g. 10,12,14 or 10..16 (default: per-op ladder)
   --backends LIST   cpu, opencl (default: cpu, plus opencl when a platform exists)
   --devices SEL     OpenCL devices: an index, a name substring, or all (default: all)
   --reps N          timed repetitions per row, after one warm-up (default: 5)
   --out DIR         output directory (default: target/sluice-bench)
   --seed N          seed of the random inputs (default: 1)
+  --demo K|off      log2 size of the demo proof run first: setup, prove, verify (default: 10)
+  --compare         also measure the peers: arkworks, blst, bellperson (needs the runner's
+                    `compare` feature)
   -h, --help        this message
 ";
 
@@ -91,11 +103,17 @@ impl Options {
             reps: 5,
             out_dir: PathBuf::from("target/sluice-bench"),
             seed: 1,
+            demo_log: Some(10),
+            compare: false,
         };
         let mut it = args.iter();
         while let Some(flag) = it.next() {
             if flag == "-h" || flag == "--help" {
                 return Err(String::new());
+            }
+            if flag == "--compare" {
+                opts.compare = true;
+                continue;
             }
             let mut value = || {
                 it.next()
@@ -124,6 +142,17 @@ impl Options {
                         .ok_or("--reps needs a positive integer")?
                 }
                 "--out" => opts.out_dir = PathBuf::from(value()?),
+                "--demo" => {
+                    opts.demo_log = match value()?.as_str() {
+                        "off" => None,
+                        v => Some(
+                            v.parse()
+                                .ok()
+                                .filter(|k| (2..=24).contains(k))
+                                .ok_or("--demo needs a log2 size in 2..=24 or `off`")?,
+                        ),
+                    }
+                }
                 "--seed" => {
                     opts.seed = value()?
                         .parse()

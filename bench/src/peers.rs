@@ -1,0 +1,472 @@
+//! Peers measured in the same run as sluice (`--compare`, feature `compare`): arkworks 0.5,
+//! blst and bellperson 0.27, each on the CPU.
+//!
+//! Every function takes `(log, seed, reps)`, makes its inputs of size 2^log, runs the
+//! operation once untimed, then `reps` timed times. Only the operation is timed: inputs are
+//! generated and converted to the peer's native types (affine bases, its scalar type)
+//! beforehand.
+//!
+//! NTT and MSM inputs are exactly the sluice row's: the runner's seed derivation and
+//! generators ([`Fr::random`] scalars, then [`sluice_msm::random_points`] bases: random
+//! chains `start + i·step`, batch-normalised), converted coordinate by coordinate through
+//! canonical little-endian bytes (arkworks) or as Montgomery copies (blst, which shares
+//! sluice's representation). The tests check the conversions and each peer's result against
+//! sluice, so the ratios compare the same computation.
+//!
+//! Proofs use the benchmark circuit [`MimcLike`] filling a domain of 2^log: bellperson runs
+//! `MimcLike<blstrs::Scalar>` itself; arkworks runs [`ArkMimc`], the same chain written as
+//! an arkworks `ConstraintSynthesizer`. Parameters come from each peer's own setup, untimed
+//! (its duration goes to stderr); the timed proof includes synthesis, as sluice's does.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use ark_ec::{AffineRepr, VariableBaseMSM};
+use ark_ff::{Field as _, PrimeField as _};
+use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
+use ark_relations::lc;
+use ark_relations::r1cs::{
+    ConstraintSynthesizer, ConstraintSystemRef, SynthesisError as ArkSynthesisError, Variable,
+};
+use ark_snark::SNARK;
+use blst::MultiPoint;
+use ff::Field;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use sluice_field::{Fq, Fq2, Fr, G1Projective, G2Projective};
+use sluice_groth16::demo::MimcLike;
+
+use crate::time;
+
+/// A peer's measurement: `(log, seed, reps)` to `reps` timings.
+pub type PeerFn = fn(u32, u64, usize) -> Result<Vec<Duration>, String>;
+
+const NTT: &[(&str, PeerFn)] = &[("arkworks", ntt_arkworks)];
+const MSM_G1: &[(&str, PeerFn)] = &[("blst", msm_g1_blst), ("arkworks", msm_g1_arkworks)];
+const MSM_G2: &[(&str, PeerFn)] = &[("blst", msm_g2_blst), ("arkworks", msm_g2_arkworks)];
+const PROOF: &[(&str, PeerFn)] = &[
+    ("bellperson", proof_bellperson),
+    ("arkworks", proof_arkworks),
+];
+
+/// The peers of an operation (`ntt`, `msm-g1`, `msm-g2`, `proof`), by name (`arkworks`,
+/// `blst`, `bellperson`); none for an unknown operation.
+pub fn peers_for(op: &str) -> &'static [(&'static str, PeerFn)] {
+    match op {
+        "ntt" => NTT,
+        "msm-g1" => MSM_G1,
+        "msm-g2" => MSM_G2,
+        "proof" => PROOF,
+        _ => &[],
+    }
+}
+
+/// The runner's input stream for size 2^log (same derivation as its sluice rows).
+fn rng_for(log: u32, seed: u64) -> ChaCha20Rng {
+    ChaCha20Rng::seed_from_u64(seed ^ (u64::from(log) << 32))
+}
+
+/// The sluice row's 2^log scalars.
+fn scalars(log: u32, rng: &mut ChaCha20Rng) -> Vec<Fr> {
+    (0..1usize << log).map(|_| Fr::random(&mut *rng)).collect()
+}
+
+fn ark_fr(x: &Fr) -> ark_bls12_381::Fr {
+    ark_bls12_381::Fr::from_le_bytes_mod_order(&x.to_bytes_le())
+}
+
+/// A sluice base-field element as arkworks' (canonical bytes, so representation-agnostic).
+trait ToArk {
+    type Ark;
+    fn to_ark(&self) -> Self::Ark;
+}
+
+impl ToArk for Fq {
+    type Ark = ark_bls12_381::Fq;
+    fn to_ark(&self) -> Self::Ark {
+        ark_bls12_381::Fq::from_le_bytes_mod_order(&self.to_bytes_le())
+    }
+}
+
+impl ToArk for Fq2 {
+    type Ark = ark_bls12_381::Fq2;
+    fn to_ark(&self) -> Self::Ark {
+        ark_bls12_381::Fq2::new(self.c0.to_ark(), self.c1.to_ark())
+    }
+}
+
+/// The NTT peer: arkworks' radix-2 `fft_in_place` (feature `parallel`), natural order in and
+/// out, as sluice's `NaturalToNatural` row.
+pub fn ntt_arkworks(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
+    let domain = Radix2EvaluationDomain::<ark_bls12_381::Fr>::new(1 << log)
+        .ok_or_else(|| format!("arkworks has no radix-2 domain of 2^{log}"))?;
+    let mut data: Vec<_> = scalars(log, &mut rng_for(log, seed))
+        .iter()
+        .map(ark_fr)
+        .collect();
+    time(reps, || {
+        domain.fft_in_place(&mut data);
+        Ok(())
+    })
+}
+
+/// The bases and scalars of the sluice MSM row at 2^log, in a peer's native form.
+macro_rules! msm_peers {
+    (
+        $group:literal, $proj:ty, $blst_fn:ident, $blst_affine:ident, $ark_fn:ident,
+        $ark_affine:ty, $ark_proj:ty, $inputs:ident, $to_blst:ident, $to_ark:ident
+    ) => {
+        /// The sluice row's bases and scalars.
+        fn $inputs(log: u32, seed: u64) -> (Vec<<$proj as group::Curve>::AffineRepr>, Vec<Fr>) {
+            let mut rng = rng_for(log, seed);
+            let s = scalars(log, &mut rng);
+            (sluice_msm::random_points::<$proj>(1 << log, &mut rng), s)
+        }
+
+        /// A Montgomery copy: blst stores coordinates as sluice does, identity as (0, 0).
+        fn $to_blst(p: &<$proj as group::Curve>::AffineRepr) -> blst::$blst_affine {
+            blst::$blst_affine {
+                x: p.x().into(),
+                y: p.y().into(),
+            }
+        }
+
+        fn $to_ark(p: &<$proj as group::Curve>::AffineRepr) -> $ark_affine {
+            if bool::from(p.is_identity()) {
+                <$ark_affine>::zero()
+            } else {
+                <$ark_affine>::new_unchecked(p.x().to_ark(), p.y().to_ark())
+            }
+        }
+
+        #[doc = concat!("The ", $group, " MSM peer: blst's Pippenger over affine bases and")]
+        /// 255-bit little-endian scalars (`p1_affines::mult`'s slice form, which it calls).
+        pub fn $blst_fn(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
+            let (bases, scalars) = $inputs(log, seed);
+            let bases: Vec<blst::$blst_affine> = bases.iter().map($to_blst).collect();
+            let bytes: Vec<u8> = scalars.iter().flat_map(Fr::to_bytes_le).collect();
+            time(reps, || {
+                black_box(bases.as_slice().mult(&bytes, 255));
+                Ok(())
+            })
+        }
+
+        #[doc = concat!("The ", $group, " MSM peer: arkworks' `VariableBaseMSM::msm` (feature")]
+        /// `parallel`) over affine bases.
+        pub fn $ark_fn(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
+            let (bases, scalars) = $inputs(log, seed);
+            let bases: Vec<$ark_affine> = bases.iter().map($to_ark).collect();
+            let scalars: Vec<_> = scalars.iter().map(ark_fr).collect();
+            time(reps, || {
+                let sum = <$ark_proj>::msm(&bases, &scalars)
+                    .map_err(|n| format!("arkworks msm: length mismatch at {n}"))?;
+                black_box(sum);
+                Ok(())
+            })
+        }
+    };
+}
+
+msm_peers!(
+    "G1",
+    G1Projective,
+    msm_g1_blst,
+    blst_p1_affine,
+    msm_g1_arkworks,
+    ark_bls12_381::G1Affine,
+    ark_bls12_381::G1Projective,
+    g1_inputs,
+    g1_to_blst,
+    g1_to_ark
+);
+msm_peers!(
+    "G2",
+    G2Projective,
+    msm_g2_blst,
+    blst_p2_affine,
+    msm_g2_arkworks,
+    ark_bls12_381::G2Affine,
+    ark_bls12_381::G2Projective,
+    g2_inputs,
+    g2_to_blst,
+    g2_to_ark
+);
+
+/// Runs a peer's setup, reporting how long it took (it is not part of the timing).
+fn setup<T, E: std::fmt::Display>(
+    peer: &str,
+    log: u32,
+    f: impl FnOnce() -> Result<T, E>,
+) -> Result<T, String> {
+    let start = Instant::now();
+    let out = f().map_err(|e| format!("{peer} setup: {e}"))?;
+    eprint!("({peer} setup 2^{log}: {:.1?}, untimed) ", start.elapsed());
+    Ok(out)
+}
+
+/// The proof peer bellperson 0.27 (CPU): `create_random_proof` of `MimcLike<blstrs::Scalar>`
+/// with parameters from its `generate_random_parameters`.
+pub fn proof_bellperson(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
+    use bellperson::groth16;
+    let mut rng = rng_for(log, seed);
+    let params = setup("bellperson", log, || {
+        groth16::generate_random_parameters::<blstrs::Bls12, _, _>(
+            MimcLike::<blstrs::Scalar>::filling_domain(log, None),
+            &mut rng,
+        )
+    })?;
+    let x = blstrs::Scalar::random(&mut rng);
+    time(reps, || {
+        let circuit = MimcLike::filling_domain(log, Some(x));
+        let proof = groth16::create_random_proof(circuit, &params, &mut rng)
+            .map_err(|e| format!("bellperson proof: {e}"))?;
+        black_box(proof);
+        Ok(())
+    })
+}
+
+/// The proof peer arkworks (ark-groth16 0.5, `parallel`): `Groth16::prove` of [`ArkMimc`]
+/// with keys from `Groth16::circuit_specific_setup`.
+pub fn proof_arkworks(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
+    type G = ark_groth16::Groth16<ark_bls12_381::Bls12_381>;
+    let mut rng = rng_for(log, seed);
+    let (pk, _vk) = setup("arkworks", log, || {
+        G::circuit_specific_setup(ArkMimc::filling_domain(log, None), &mut rng)
+    })?;
+    let x = ark_fr(&Fr::random(&mut rng));
+    time(reps, || {
+        let proof = G::prove(&pk, ArkMimc::filling_domain(log, Some(x)), &mut rng)
+            .map_err(|e| format!("arkworks proof: {e}"))?;
+        black_box(proof);
+        Ok(())
+    })
+}
+
+/// [`MimcLike`] written for arkworks: the same rounds, round constants, constraints and
+/// public inputs (`x_0`, and `x_rounds` when there are rounds).
+///
+/// Constraint counts differ only by convention: `MimcLike::num_constraints` counts the
+/// Groth16 input constraints (one per instance variable, the constant one included), which
+/// arkworks adds in its QAP reduction instead of its constraint system; so
+/// `ark.num_constraints() + ark.num_instance_variables() == MimcLike::num_constraints()`
+/// and both fill the same domain.
+#[derive(Clone, Copy, Debug)]
+pub struct ArkMimc {
+    /// The start, or `None` for setup.
+    pub x: Option<ark_bls12_381::Fr>,
+    /// The number of rounds.
+    pub rounds: usize,
+}
+
+impl ArkMimc {
+    /// The arkworks twin of [`MimcLike::filling_domain`] (same number of rounds).
+    pub fn filling_domain(log: u32, x: Option<ark_bls12_381::Fr>) -> Self {
+        ArkMimc {
+            x,
+            rounds: MimcLike::<Fr>::filling_domain(log, None).rounds,
+        }
+    }
+}
+
+impl ConstraintSynthesizer<ark_bls12_381::Fr> for ArkMimc {
+    fn generate_constraints(
+        self,
+        cs: ConstraintSystemRef<ark_bls12_381::Fr>,
+    ) -> Result<(), ArkSynthesisError> {
+        let missing = || ArkSynthesisError::AssignmentMissing;
+        let mut x_val = self.x;
+        let mut x = cs.new_input_variable(|| x_val.ok_or_else(missing))?;
+        for i in 0..self.rounds {
+            // MimcLike's round constant, i·0x9e3779b97f4a7c15 (mod 2^64) as a field element.
+            let k = ark_bls12_381::Fr::from((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let t = lc!() + x + (k, Variable::One);
+            let t_val = x_val.map(|v| v + k);
+            let sq_val = t_val.map(|t| t.square());
+            let sq = cs.new_witness_variable(|| sq_val.ok_or_else(missing))?;
+            cs.enforce_constraint(t.clone(), t.clone(), lc!() + sq)?;
+            x_val = sq_val.zip(t_val).map(|(s, t)| s * t);
+            let next = if i + 1 == self.rounds {
+                cs.new_input_variable(|| x_val.ok_or_else(missing))?
+            } else {
+                cs.new_witness_variable(|| x_val.ok_or_else(missing))?
+            };
+            cs.enforce_constraint(lc!() + sq, t, lc!() + next)?;
+            x = next;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ark_relations::r1cs::ConstraintSystem;
+    use sluice_ntt::{Domain, NttOrder};
+
+    const SEED: u64 = 0x5eed;
+
+    #[test]
+    fn every_peer_times_every_rep() {
+        for op in ["ntt", "msm-g1", "msm-g2", "proof"] {
+            for (name, f) in peers_for(op) {
+                let times = f(5, SEED, 3).unwrap_or_else(|e| panic!("{op} {name}: {e}"));
+                assert_eq!(times.len(), 3, "{op} {name}");
+                assert!(times.iter().all(|t| !t.is_zero()), "{op} {name}: {times:?}");
+            }
+        }
+        assert!(peers_for("fft").is_empty());
+    }
+
+    /// Canonical little-endian bytes of an arkworks field element.
+    fn ark_bytes(x: &impl ark_ff::PrimeField) -> Vec<u8> {
+        let mut out = Vec::new();
+        x.serialize_uncompressed(&mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn arkworks_ntt_is_sluice_ntt() {
+        for log in [1, 6, 11] {
+            let mut ours = scalars(log, &mut rng_for(log, SEED));
+            let mut theirs: Vec<_> = ours.iter().map(ark_fr).collect();
+            sluice_ntt::ntt(
+                &Domain::new(log).unwrap(),
+                &mut ours,
+                NttOrder::NaturalToNatural,
+            )
+            .unwrap();
+            Radix2EvaluationDomain::<ark_bls12_381::Fr>::new(1 << log)
+                .unwrap()
+                .fft_in_place(&mut theirs);
+            for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+                assert_eq!(
+                    a.to_bytes_le().to_vec(),
+                    ark_bytes(b),
+                    "log {log} index {i} seed {SEED:#x}"
+                );
+            }
+        }
+    }
+
+    /// The peers' MSMs on the converted sluice inputs equal sluice's MSM (blst's as a
+    /// projective point against ours with Z = 1; arkworks' in affine form).
+    macro_rules! msm_agrees {
+        ($name:ident, $inputs:ident, $to_blst:ident, $to_ark:ident, $msm:path,
+         $blst_proj:ident, $base:ty, $ark_proj:ty) => {
+            #[test]
+            fn $name() {
+                for log in [0, 3, 7, 10] {
+                    let (bases, scalars) = $inputs(log, SEED);
+                    let ours = $msm(&bases, &scalars, None).unwrap().to_affine();
+                    assert!(!bool::from(ours.is_identity()), "log {log}, seed {SEED:#x}");
+
+                    let bases_b: Vec<_> = bases.iter().map($to_blst).collect();
+                    let bytes: Vec<u8> = scalars.iter().flat_map(Fr::to_bytes_le).collect();
+                    let theirs: blst::$blst_proj = bases_b.as_slice().mult(&bytes, 255);
+                    let ours_b = $to_blst(&ours);
+                    let ours_b = blst::$blst_proj {
+                        x: ours_b.x,
+                        y: ours_b.y,
+                        z: <$base>::ONE.into(),
+                    };
+                    assert!(theirs == ours_b, "blst, log {log}, seed {SEED:#x}");
+
+                    let bases_a: Vec<_> = bases.iter().map($to_ark).collect();
+                    let scalars_a: Vec<_> = scalars.iter().map(ark_fr).collect();
+                    let theirs = <$ark_proj>::msm(&bases_a, &scalars_a).unwrap();
+                    assert_eq!(
+                        ark_ec::CurveGroup::into_affine(theirs),
+                        $to_ark(&ours),
+                        "arkworks, log {log}, seed {SEED:#x}"
+                    );
+                }
+            }
+        };
+    }
+
+    msm_agrees!(
+        blst_and_arkworks_g1_msm_are_sluice_msm,
+        g1_inputs,
+        g1_to_blst,
+        g1_to_ark,
+        sluice_msm::msm_g1,
+        blst_p1,
+        Fq,
+        ark_bls12_381::G1Projective
+    );
+    msm_agrees!(
+        blst_and_arkworks_g2_msm_are_sluice_msm,
+        g2_inputs,
+        g2_to_blst,
+        g2_to_ark,
+        sluice_msm::msm_g2,
+        blst_p2,
+        Fq2,
+        ark_bls12_381::G2Projective
+    );
+
+    /// Same shape (constraint count, convention as documented on [`ArkMimc`]) and same
+    /// public inputs as `MimcLike`, at several sizes.
+    #[test]
+    fn ark_mimc_matches_mimc_like() {
+        for log in [2, 3, 6, 10] {
+            let x = Fr::from(7u64 + u64::from(log));
+            let ours = MimcLike::filling_domain(log, Some(x));
+            let cs = ConstraintSystem::new_ref();
+            ArkMimc::filling_domain(log, Some(ark_fr(&x)))
+                .generate_constraints(cs.clone())
+                .unwrap();
+            assert!(cs.is_satisfied().unwrap(), "log {log}");
+            assert_eq!(
+                cs.num_constraints() + cs.num_instance_variables(),
+                ours.num_constraints(),
+                "log {log}"
+            );
+            let inputs: Vec<_> = MimcLike::public_inputs(x, ours.rounds)
+                .iter()
+                .map(ark_fr)
+                .collect();
+            let cs = cs.borrow().unwrap();
+            assert_eq!(&cs.instance_assignment[1..], &inputs[..], "log {log}");
+        }
+    }
+
+    /// Both proof peers make valid proofs of the same statement.
+    #[test]
+    fn proof_peers_verify() {
+        let log = 6;
+        let mut rng = rng_for(log, SEED);
+        let x = Fr::random(&mut rng);
+        let rounds = MimcLike::<Fr>::filling_domain(log, None).rounds;
+        let inputs = MimcLike::public_inputs(x, rounds);
+
+        type G = ark_groth16::Groth16<ark_bls12_381::Bls12_381>;
+        let (pk, vk) =
+            G::circuit_specific_setup(ArkMimc::filling_domain(log, None), &mut rng).unwrap();
+        let proof = G::prove(
+            &pk,
+            ArkMimc::filling_domain(log, Some(ark_fr(&x))),
+            &mut rng,
+        )
+        .unwrap();
+        let ark_inputs: Vec<_> = inputs.iter().map(ark_fr).collect();
+        assert!(G::verify(&vk, &ark_inputs, &proof).unwrap());
+        let mut wrong = ark_inputs.clone();
+        wrong[1] += ark_bls12_381::Fr::ONE;
+        assert!(!G::verify(&vk, &wrong, &proof).unwrap());
+
+        use bellperson::groth16;
+        let to_blstrs =
+            |v: &Fr| Option::from(blstrs::Scalar::from_bytes_le(&v.to_bytes_le())).unwrap();
+        let params = groth16::generate_random_parameters::<blstrs::Bls12, _, _>(
+            MimcLike::<blstrs::Scalar>::filling_domain(log, None),
+            &mut rng,
+        )
+        .unwrap();
+        let circuit = MimcLike::filling_domain(log, Some(to_blstrs(&x)));
+        let proof = groth16::create_random_proof(circuit, &params, &mut rng).unwrap();
+        let pvk = groth16::prepare_verifying_key(&params.vk);
+        let inputs: Vec<_> = inputs.iter().map(to_blstrs).collect();
+        assert!(groth16::verify_proof(&pvk, &proof, &inputs).unwrap());
+    }
+}
