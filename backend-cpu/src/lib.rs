@@ -270,6 +270,48 @@ impl ComputeBackend for CpuBackend {
         Ok(())
     }
 
+    fn transform_segments(
+        &self,
+        buf: &mut CpuFrBuffer,
+        segment: usize,
+        transform: Transform,
+        order: NttOrder,
+    ) -> Result<(), BackendError> {
+        sluice_backend::check_segments("transform_segments", buf.data.len(), segment)?;
+        let domain = self.domain(segment)?;
+        let run = |data: &mut [Fr]| match transform {
+            Transform::Ntt => sluice_ntt::ntt(&domain, data, order),
+            Transform::Intt => sluice_ntt::intt(&domain, data, order),
+            Transform::CosetNtt => sluice_ntt::coset_ntt(&domain, data, order),
+            Transform::CosetIntt => sluice_ntt::coset_intt(&domain, data, order),
+        };
+        buf.data.par_chunks_mut(segment).try_for_each(run)?;
+        Ok(())
+    }
+
+    fn segment_powers(
+        &self,
+        buf: &mut CpuFrBuffer,
+        segment: usize,
+        base: Fr,
+        ratio: Fr,
+    ) -> Result<(), BackendError> {
+        let len = buf.data.len();
+        if segment == 0 || len % segment != 0 {
+            return Err(BackendError::InvalidInput(format!(
+                "segment_powers: segment {segment} does not divide the buffer length {len}"
+            )));
+        }
+        let gens: Vec<Fr> = std::iter::successors(Some(base), |g| Some(*g * ratio))
+            .take(len / segment)
+            .collect();
+        buf.data
+            .par_chunks_mut(segment)
+            .zip(gens.par_iter())
+            .for_each(|(seg, g)| sluice_ntt::distribute_powers(seg, *g));
+        Ok(())
+    }
+
     fn upload_g1_bases(
         &self,
         name: &str,

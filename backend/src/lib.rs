@@ -17,6 +17,7 @@ mod error;
 mod memory;
 
 pub use error::BackendError;
+use ff::Field;
 pub use memory::{Allocation, MemoryInfo, MemoryKind, MemoryReport, MemoryTracker};
 pub use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 pub use sluice_msm::Density;
@@ -118,6 +119,73 @@ pub trait ComputeBackend: Send + Sync {
     /// `a[i] *= g^i`.
     fn distribute_powers(&self, a: &mut Self::FrBuffer, g: Fr) -> Result<(), BackendError>;
 
+    /// Applies `transform` independently to each run of `segment` consecutive scalars
+    /// (`segment` a power of two dividing the buffer's length): the batched small NTTs of a
+    /// four-step (streaming) transform, whose columns are laid out contiguously.
+    ///
+    /// The default runs each segment through a temporary buffer of this backend; backends
+    /// override it with a batched kernel.
+    fn transform_segments(
+        &self,
+        buf: &mut Self::FrBuffer,
+        segment: usize,
+        transform: Transform,
+        order: NttOrder,
+    ) -> Result<(), BackendError> {
+        let len = self.fr_len(buf);
+        check_segments("transform_segments", len, segment)?;
+        if segment == len {
+            return self.transform(buf, transform, order);
+        }
+        let mut host = vec![Fr::ZERO; segment];
+        let mut tmp = self.alloc_fr("segment", segment)?;
+        for start in (0..len).step_by(segment) {
+            self.read_fr(buf, start, &mut host)?;
+            self.write_fr(&mut tmp, 0, &host)?;
+            self.transform(&mut tmp, transform, order)?;
+            self.read_fr(&tmp, 0, &mut host)?;
+            self.write_fr(buf, start, &host)?;
+        }
+        Ok(())
+    }
+
+    /// Multiplies element `i` of segment `k` (runs of `segment` consecutive scalars) by
+    /// `(base · ratio^k)^i`: the twiddle step of a four-step transform over a chunk of
+    /// columns (`base = ω^first_column`, `ratio = ω`). With one segment it is
+    /// [`distribute_powers`](Self::distribute_powers) by `base`.
+    ///
+    /// The default runs each segment through a temporary buffer of this backend; backends
+    /// override it with one kernel.
+    fn segment_powers(
+        &self,
+        buf: &mut Self::FrBuffer,
+        segment: usize,
+        base: Fr,
+        ratio: Fr,
+    ) -> Result<(), BackendError> {
+        let len = self.fr_len(buf);
+        if segment == 0 || len % segment != 0 {
+            return Err(BackendError::InvalidInput(format!(
+                "segment_powers: segment {segment} does not divide the buffer length {len}"
+            )));
+        }
+        if segment == len {
+            return self.distribute_powers(buf, base);
+        }
+        let mut host = vec![Fr::ZERO; segment];
+        let mut tmp = self.alloc_fr("segment", segment)?;
+        let mut g = base;
+        for start in (0..len).step_by(segment) {
+            self.read_fr(buf, start, &mut host)?;
+            self.write_fr(&mut tmp, 0, &host)?;
+            self.distribute_powers(&mut tmp, g)?;
+            self.read_fr(&tmp, 0, &mut host)?;
+            self.write_fr(buf, start, &host)?;
+            g *= ratio;
+        }
+        Ok(())
+    }
+
     /// Makes G1 bases resident.
     fn upload_g1_bases(
         &self,
@@ -168,4 +236,15 @@ pub trait ComputeBackend: Send + Sync {
         scalars: Scalars<'_, Self>,
         density: Option<&Density>,
     ) -> Result<G2Projective, BackendError>;
+}
+
+/// Checks that `segment` is a power of two dividing `len`, as the segmented transforms need.
+pub fn check_segments(what: &str, len: usize, segment: usize) -> Result<(), BackendError> {
+    if segment.is_power_of_two() && len % segment == 0 {
+        Ok(())
+    } else {
+        Err(BackendError::InvalidInput(format!(
+            "{what}: segment {segment} must be a power of two dividing the buffer length {len}"
+        )))
+    }
 }

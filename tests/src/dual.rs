@@ -172,6 +172,34 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
         self.compare("distribute_powers", a)
     }
 
+    fn transform_segments(
+        &self,
+        buf: &mut Self::FrBuffer,
+        segment: usize,
+        transform: Transform,
+        order: NttOrder,
+    ) -> Result<(), BackendError> {
+        self.primary
+            .transform_segments(&mut buf.primary, segment, transform, order)?;
+        self.secondary
+            .transform_segments(&mut buf.secondary, segment, transform, order)?;
+        self.compare(&format!("segmented {transform:?} ({order:?})"), buf)
+    }
+
+    fn segment_powers(
+        &self,
+        buf: &mut Self::FrBuffer,
+        segment: usize,
+        base: Fr,
+        ratio: Fr,
+    ) -> Result<(), BackendError> {
+        self.primary
+            .segment_powers(&mut buf.primary, segment, base, ratio)?;
+        self.secondary
+            .segment_powers(&mut buf.secondary, segment, base, ratio)?;
+        self.compare("segment_powers", buf)
+    }
+
     fn upload_g1_bases(
         &self,
         name: &str,

@@ -139,6 +139,69 @@ pub fn ntt_family<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64)
         .is_err());
 }
 
+/// The four-step building blocks: segmented transforms and segment powers against
+/// sluice-ntt per segment; segments that do not divide the buffer are errors.
+pub fn segments<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
+    let mut rng = rng(seed);
+    for &log in sizes.ntt_logs.iter().filter(|&&l| l >= 2) {
+        let n = 1usize << log;
+        let input = random_fr(n, &mut rng);
+        for seg_log in [0, 1, log / 2, log] {
+            let segment = 1usize << seg_log;
+            let domain = Domain::<Fr>::new(seg_log).unwrap();
+            for (transform, order) in [
+                (Transform::Ntt, NttOrder::NaturalToNatural),
+                (Transform::Intt, NttOrder::BitReversedToNatural),
+                (Transform::CosetNtt, NttOrder::NaturalToBitReversed),
+            ] {
+                let mut expect = input.clone();
+                for chunk in expect.chunks_mut(segment) {
+                    match transform {
+                        Transform::Ntt => sluice_ntt::ntt(&domain, chunk, order),
+                        Transform::Intt => sluice_ntt::intt(&domain, chunk, order),
+                        Transform::CosetNtt => sluice_ntt::coset_ntt(&domain, chunk, order),
+                        Transform::CosetIntt => sluice_ntt::coset_intt(&domain, chunk, order),
+                    }
+                    .unwrap();
+                }
+                let mut buf = backend.upload_fr("segments", &input).unwrap();
+                backend
+                    .transform_segments(&mut buf, segment, transform, order)
+                    .unwrap();
+                assert!(
+                    download(backend, &buf) == expect,
+                    "{transform:?} {order:?} in segments of 2^{seg_log} of 2^{log} (seed {seed:#x})"
+                );
+            }
+            let (base, ratio) = (Fr::random(&mut rng), Fr::random(&mut rng));
+            let mut expect = input.clone();
+            let mut g = base;
+            for chunk in expect.chunks_mut(segment) {
+                sluice_ntt::distribute_powers(chunk, g);
+                g *= ratio;
+            }
+            let mut buf = backend.upload_fr("segments", &input).unwrap();
+            backend
+                .segment_powers(&mut buf, segment, base, ratio)
+                .unwrap();
+            assert!(
+                download(backend, &buf) == expect,
+                "segment_powers in segments of 2^{seg_log} of 2^{log} (seed {seed:#x})"
+            );
+        }
+        let mut buf = backend.upload_fr("segments", &input).unwrap();
+        assert!(backend
+            .transform_segments(&mut buf, 3, Transform::Ntt, NttOrder::NaturalToNatural)
+            .is_err());
+        assert!(backend
+            .transform_segments(&mut buf, 2 * n, Transform::Ntt, NttOrder::NaturalToNatural)
+            .is_err());
+        assert!(backend
+            .segment_powers(&mut buf, 0, Fr::ONE, Fr::ONE)
+            .is_err());
+    }
+}
+
 /// mul, sub, scale and distribute_powers against field arithmetic; length mismatches fail.
 pub fn pointwise<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
     let mut rng = rng(seed);
