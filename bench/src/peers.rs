@@ -160,7 +160,7 @@ macro_rules! msm_peers {
             time(reps, || {
                 let sum = <$ark_proj>::msm(&bases, &scalars)
                     .map_err(|n| format!("arkworks msm: length mismatch at {n}"))?;
-                black_box(sum);
+                let _ = black_box(sum);
                 Ok(())
             })
         }
