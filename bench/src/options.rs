@@ -59,6 +59,8 @@ pub struct Options {
     pub ops: Vec<Op>,
     /// log2 sizes for every op, replacing each op's default ladder.
     pub sizes: Option<Vec<u32>>,
+    /// log2 sizes for one op (`--sizes op=LIST`), taking precedence over `sizes`.
+    pub op_sizes: Vec<(Op, Vec<u32>)>,
     /// Backends to run (`cpu`, `opencl`).
     pub backends: Vec<String>,
     /// OpenCL device selection: an index, a name substring, or `all`.
@@ -81,6 +83,7 @@ usage: cargo xtask bench [options]
 
   --ops LIST        operations, comma-separated: ntt, msm-g1, msm-g2, proof (default: all)
   --sizes LIST      log2 sizes for every op, e.g. 10,12,14 or 10..16 (default: per-op ladder)
+  --sizes OP=LIST   log2 sizes for one op, e.g. --sizes ntt=20..27 (repeatable; wins over LIST)
   --backends LIST   cpu, opencl (default: cpu, plus opencl when a platform exists)
   --devices SEL     OpenCL devices: an index, a name substring, or all (default: all)
   --reps N          timed repetitions per row, after one warm-up (default: 5)
@@ -98,6 +101,7 @@ impl Options {
         let mut opts = Options {
             ops: Op::ALL.to_vec(),
             sizes: None,
+            op_sizes: Vec::new(),
             backends: Vec::new(),
             devices: None,
             reps: 5,
@@ -122,7 +126,15 @@ impl Options {
             };
             match flag.as_str() {
                 "--ops" => opts.ops = list(&value()?).map(Op::parse).collect::<Result<_, _>>()?,
-                "--sizes" => opts.sizes = Some(parse_sizes(&value()?)?),
+                "--sizes" => {
+                    let v = value()?;
+                    match v.split_once('=') {
+                        Some((op, list)) => opts
+                            .op_sizes
+                            .push((Op::parse(op.trim())?, parse_sizes(list)?)),
+                        None => opts.sizes = Some(parse_sizes(&v)?),
+                    }
+                }
                 "--backends" => {
                     opts.backends = list(&value()?).map(str::to_owned).collect();
                     if let Some(b) = opts
@@ -169,7 +181,13 @@ impl Options {
 
     /// The log2 sizes to run `op` at.
     pub fn sizes_for(&self, op: Op) -> Vec<u32> {
-        self.sizes.clone().unwrap_or_else(|| op.default_sizes())
+        self.op_sizes
+            .iter()
+            .rev()
+            .find(|(o, _)| *o == op)
+            .map(|(_, s)| s.clone())
+            .or_else(|| self.sizes.clone())
+            .unwrap_or_else(|| op.default_sizes())
     }
 }
 
@@ -218,6 +236,18 @@ mod tests {
         assert_eq!(o.sizes_for(Op::MsmG1), vec![10, 11, 12]);
         assert_eq!(o.reps, 3);
         assert_eq!(parse(&["--sizes", "8, 9"]).unwrap().sizes, Some(vec![8, 9]));
+        let o = parse(&[
+            "--sizes",
+            "11",
+            "--sizes",
+            "ntt=20..21",
+            "--sizes",
+            "proof=9",
+        ])
+        .unwrap();
+        assert_eq!(o.sizes_for(Op::Ntt), vec![20, 21]);
+        assert_eq!(o.sizes_for(Op::Proof), vec![9]);
+        assert_eq!(o.sizes_for(Op::MsmG1), vec![11]);
     }
 
     #[test]
@@ -227,6 +257,8 @@ mod tests {
             &["--sizes", "12..10"],
             &["--sizes", "0"],
             &["--sizes", "x"],
+            &["--sizes", "fft=1..2"],
+            &["--sizes", "ntt=9..1"],
             &["--reps", "0"],
             &["--backends", "cuda"],
             &["--frobnicate"],

@@ -4,6 +4,7 @@
 //!   where it runs as root; otherwise names the one command to run).
 //! - `cargo xtask bench`: the main job — see `cargo xtask bench --help`.
 
+mod bundle;
 mod opencl_setup;
 
 use std::process::{Command, ExitCode};
@@ -14,6 +15,7 @@ usage: cargo xtask <command> [options]
 commands:
   bench    the main job: benchmark ladder on every available backend (see `bench --help`)
   test     run the whole test suite (release mode), OpenCL tests on the platform found
+  bundle   build release binaries and a run script for the GPU machine into target/device/
   help     print this message
 ";
 
@@ -22,6 +24,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => run_tests(&args[1..]),
         Some("bench") => run_bench(&args[1..]),
+        Some("bundle") => bundle::bundle().map(drop),
         Some("help") | Some("--help") | Some("-h") => {
             print!("{USAGE}");
             Ok(())

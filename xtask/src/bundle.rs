@@ -1,0 +1,174 @@
+//! `cargo xtask bundle`: release binaries for the GPU machine, in one folder with a run
+//! script.
+//!
+//! The GPU machine has no Rust toolchain and no network: everything a run needs travels in
+//! `target/device/` (an ignored folder, named in the device tool's `carry`). The run script
+//! registers the NVIDIA OpenCL driver for the process (see shared/GPU.md), runs the
+//! differential suite first and the benchmarks second, writes full logs under `$OUT` and
+//! prints a short summary last.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::{cargo, run};
+
+/// The test targets whose binaries travel: the OpenCL backend's own tests and the
+/// differential suite.
+const TEST_TARGETS: [(&str, &str); 2] = [
+    ("sluice-backend-opencl", "--lib"),
+    ("sluice-tests", "--test=differential_opencl"),
+];
+
+/// Builds the bundle into `target/device/` and returns its path.
+pub fn bundle() -> Result<PathBuf, String> {
+    let out = PathBuf::from("target/device");
+    if out.exists() {
+        std::fs::remove_dir_all(&out)
+            .map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
+    }
+    let bin = out.join("bin");
+    std::fs::create_dir_all(&bin).map_err(|e| format!("cannot create {}: {e}", bin.display()))?;
+
+    run(Command::new(cargo()).args([
+        "build",
+        "--release",
+        "-p",
+        "sluice-bench",
+        "--features",
+        "opencl",
+    ]))?;
+    copy_stripped(
+        Path::new("target/release/sluice-bench"),
+        &bin.join("sluice-bench"),
+    )?;
+
+    for (package, target) in TEST_TARGETS {
+        for exe in test_executables(package, target)? {
+            let name = exe
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.rsplit_once('-').map(|(stem, _hash)| stem.to_owned()))
+                .ok_or_else(|| format!("unexpected test binary name {}", exe.display()))?;
+            copy_stripped(&exe, &bin.join(name))?;
+        }
+    }
+    let script = out.join("run.sh");
+    std::fs::write(&script, RUN_SCRIPT).map_err(|e| format!("cannot write run.sh: {e}"))?;
+    set_executable(&script)?;
+    let bytes: u64 = std::fs::read_dir(&bin)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    eprintln!(
+        "xtask: bundle ready in {} ({:.1} MiB); on the GPU machine run: target/device/run.sh",
+        out.display(),
+        bytes as f64 / (1 << 20) as f64
+    );
+    Ok(out)
+}
+
+/// Builds one test target and returns its executables, from cargo's JSON messages.
+fn test_executables(package: &str, target: &str) -> Result<Vec<PathBuf>, String> {
+    let output = Command::new(cargo())
+        .args([
+            "test",
+            "--release",
+            "--no-run",
+            "--message-format=json",
+            "-p",
+            package,
+            target,
+        ])
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("building the tests of {package} failed"));
+    }
+    let exes: Vec<PathBuf> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|l| l.contains("\"reason\":\"compiler-artifact\""))
+        .filter_map(|l| {
+            let start = l.find("\"executable\":\"")? + "\"executable\":\"".len();
+            let end = start + l[start..].find('"')?;
+            Some(PathBuf::from(&l[start..end]))
+        })
+        .collect();
+    if exes.is_empty() {
+        return Err(format!("no test executable for {package} {target}"));
+    }
+    Ok(exes)
+}
+
+fn copy_stripped(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::copy(from, to)
+        .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))?;
+    // Debug info would blow the 64 MiB a device run may carry; symbols stay for backtraces.
+    let stripped = Command::new("strip")
+        .arg("--strip-debug")
+        .arg(to)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !stripped {
+        eprintln!("xtask: warning: could not strip {}", to.display());
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn set_executable(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| format!("cannot make {} executable: {e}", path.display()))
+}
+
+#[cfg(not(unix))]
+fn set_executable(_: &Path) -> Result<(), String> {
+    Ok(())
+}
+
+/// The script that runs on the GPU machine. `SIZES_*` and `REPS` override the ladders.
+const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
+# sluice device run: correctness first, timings second. Logs go to $OUT (default ./out).
+set -u
+here="$(cd "$(dirname "$0")" && pwd)"
+OUT="${OUT:-$here/out}"
+mkdir -p "$OUT"
+
+# Register the NVIDIA OpenCL driver for this process (the loader only sees PoCL by default).
+nv="$(ldconfig -p | awk '/libnvidia-opencl.so.1/{print $NF; exit}')"
+if [ -n "$nv" ]; then
+    mkdir -p /tmp/icd
+    echo "$nv" > /tmp/icd/nvidia.icd
+    export OCL_ICD_VENDORS=/tmp/icd
+fi
+export SLUICE_REQUIRE_OPENCL=1
+export SLUICE_KERNEL_CACHE="${SLUICE_KERNEL_CACHE:-$OUT/kernel-cache}"
+export RUST_BACKTRACE=1
+(nvidia-smi -L; clinfo -l) > "$OUT/devices.txt" 2>&1
+
+status=0
+summary=()
+step() {  # step NAME LOGFILE COMMAND...
+    local name="$1" log="$2"; shift 2
+    local t0=$(date +%s)
+    "$@" > "$OUT/$log" 2>&1
+    local rc=$?
+    local dt=$(( $(date +%s) - t0 ))
+    summary+=("$(printf '%-34s rc=%-3s %5ss  %s' "$name" "$rc" "$dt" "$log")")
+    [ $rc -eq 0 ] || status=1
+}
+
+step "opencl unit tests" opencl-unit.log "$here/bin/sluice_backend_opencl" --test-threads=1
+step "differential (small sizes)" diff-small.log "$here/bin/differential_opencl" --test-threads=1
+SLUICE_DIFF_LARGE=1 step "differential (large sizes)" diff-large.log "$here/bin/differential_opencl" --test-threads=1
+step "bench" bench.log "$here/bin/sluice-bench" --backends opencl,cpu \
+    --ops "${OPS:-ntt,msm-g1,msm-g2,proof}" ${SIZES:+--sizes "$SIZES"} --reps "${REPS:-5}" --out "$OUT/bench"
+
+echo "== logs in $OUT"
+printf '%s\n' "${summary[@]}"
+echo "== bench table"
+sed -n '/^op /,$p' "$OUT/bench.log" | head -80
+exit $status
+"#;
