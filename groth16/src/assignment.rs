@@ -270,3 +270,80 @@ impl ConstraintSystem<Fr> for ProvingAssignment {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// x (aux 0), y (aux 1), z (aux 2, never in A or B), input 1.
+    fn tiny(cs: &mut ProvingAssignment, y_val: u64) {
+        let one = ProvingAssignment::one();
+        let inp = cs.alloc_input(|| "in", || Ok(Fr::from(6u64))).unwrap();
+        let x = cs.alloc(|| "x", || Ok(Fr::from(2u64))).unwrap();
+        let y = cs.alloc(|| "y", || Ok(Fr::from(y_val))).unwrap();
+        let z = cs.alloc(|| "z", || Ok(Fr::from(6u64))).unwrap();
+        {
+            let mut outer = cs.namespace(|| "outer");
+            let mut ns = outer.namespace(|| "inner");
+            // x * y = z, with a zero-coefficient term of the input in B that must not count.
+            ns.enforce(
+                || "mul",
+                |lc| lc + x,
+                |lc| lc + y + (Fr::ZERO, inp),
+                |lc| lc + z,
+            );
+        }
+        // z * 1 = input
+        cs.enforce(|| "eq", |lc| lc + z, |lc| lc + one, |lc| lc + inp);
+    }
+
+    fn bits(d: &Density) -> Vec<bool> {
+        (0..d.len()).map(|i| d.get(i)).collect()
+    }
+
+    #[test]
+    fn records_a_b_and_bellperson_density() {
+        let mut cs = ProvingAssignment::new();
+        cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+        tiny(&mut cs, 3);
+        assert!(cs.first_unsatisfied().is_none());
+        assert_eq!(cs.a(), &[Fr::from(2u64), Fr::from(6u64)]);
+        assert_eq!(cs.b(), &[Fr::from(3u64), Fr::ONE]);
+        assert_eq!(bits(cs.a_aux_density()), [true, false, true]);
+        assert_eq!(bits(cs.b_aux_density()), [false, true, false]);
+        // The one is used in B; the input only with a zero coefficient, so not.
+        assert_eq!(bits(cs.b_input_density()), [true, false]);
+        assert!(cs.check().is_ok());
+    }
+
+    #[test]
+    fn names_the_first_failing_constraint_with_its_namespace() {
+        let mut cs = ProvingAssignment::new();
+        cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+        tiny(&mut cs, 4);
+        assert_eq!(
+            cs.first_unsatisfied(),
+            Some(&Unsatisfied {
+                index: 0,
+                name: "outer/inner/mul".into()
+            })
+        );
+        assert!(matches!(cs.check(), Err(SynthesisError::Unsatisfiable)));
+        // Both constraints are still recorded: synthesis goes on.
+        assert_eq!(cs.num_constraints(), 2);
+    }
+
+    #[test]
+    fn foreign_variables_are_reported_not_panicked_on() {
+        let mut cs = ProvingAssignment::new();
+        cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+        cs.enforce(
+            || "bad",
+            |lc| lc + Variable(Index::Aux(7)),
+            |lc| lc,
+            |lc| lc,
+        );
+        let u = cs.first_unsatisfied().unwrap();
+        assert!(u.name.starts_with("bad"), "{}", u.name);
+    }
+}
