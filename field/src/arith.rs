@@ -107,50 +107,105 @@ pub(crate) fn mont_mul<const N: usize>(
     inv: u64,
 ) -> [u64; N]
 where
-    [u64; N]: MontMul,
+    [u64; N]: Mont,
 {
-    MontMul::mont_mul(a, b, m, inv)
+    Mont::mont_mul(a, b, m, inv)
 }
 
-/// The limb counts with a Montgomery multiplication. Implemented per N by a macro that
-/// unrolls both loops explicitly: LLVM does not reliably unroll the outer loop once several
-/// multiplications are inlined into one function (e.g. Fq2 Karatsuba), which cost ~2x there.
-pub(crate) trait MontMul {
+/// Montgomery squaring `a^2 / 2^(64N) mod m` of a reduced `a`: the 2N-limb square with each
+/// cross product computed once (N(N+1)/2 multiplications instead of N^2), then a separate
+/// Montgomery reduction.
+#[inline(always)]
+pub(crate) fn mont_sqr<const N: usize>(a: &[u64; N], m: &[u64; N], inv: u64) -> [u64; N]
+where
+    [u64; N]: Mont,
+{
+    Mont::mont_sqr(a, m, inv)
+}
+
+/// The limb counts with Montgomery arithmetic, implemented per N by `impl_mont!` so that the
+/// outer loops are unrolled explicitly: LLVM unrolls the inner loops but not reliably the
+/// outer ones, which cost ~2x in Fq2 multiplication.
+pub(crate) trait Mont {
     /// See [`mont_mul`].
     fn mont_mul(a: &Self, b: &Self, m: &Self, inv: u64) -> Self;
+    /// See [`mont_sqr`].
+    fn mont_sqr(a: &Self, m: &Self, inv: u64) -> Self;
 }
 
-/// One CIOS round: `t = (t + a * bi + k * m) / 2^64` with `k` chosen to clear the low limb.
-macro_rules! cios_round {
-    ($t:ident, $a:ident, $bi:expr, $m:ident, $inv:ident, $n:literal, [$($j:tt)*]) => {{
-        let bi = $bi;
-        let (t0, mut hi_a) = mac($t[0], $a[0], bi, 0);
-        let k = t0.wrapping_mul($inv);
-        let (_, mut hi_m) = mac(t0, k, $m[0], 0);
-        $(
-            let (tj, c) = mac($t[$j], $a[$j], bi, hi_a);
-            hi_a = c;
-            ($t[$j - 1], hi_m) = mac(tj, k, $m[$j], hi_m);
-        )*
-        $t[$n - 1] = hi_m + hi_a;
-    }};
+/// Repeats `$body` with `$v` bound to each listed constant (a compile-time unrolled loop).
+macro_rules! unroll {
+    ([$($i:literal)*], |$v:ident| $body:block) => {
+        $( { let $v: usize = $i; $body } )*
+    };
 }
 
-macro_rules! impl_mont_mul {
-    ($n:literal, [$($i:tt)*], $js:tt) => {
-        impl MontMul for [u64; $n] {
+macro_rules! impl_mont {
+    ($n:literal, $rows:tt) => {
+        impl Mont for [u64; $n] {
             #[inline(always)]
             fn mont_mul(a: &Self, b: &Self, m: &Self, inv: u64) -> Self {
                 let mut t = [0u64; $n];
-                $( cios_round!(t, a, b[$i], m, inv, $n, $js); )*
+                unroll!($rows, |i| {
+                    // t = (t + a * b[i] + k * m) / 2^64, k chosen to clear the low limb.
+                    let (t0, mut hi_a) = mac(t[0], a[0], b[i], 0);
+                    let k = t0.wrapping_mul(inv);
+                    let (_, mut hi_m) = mac(t0, k, m[0], 0);
+                    for j in 1..$n {
+                        let (tj, c) = mac(t[j], a[j], b[i], hi_a);
+                        hi_a = c;
+                        (t[j - 1], hi_m) = mac(tj, k, m[j], hi_m);
+                    }
+                    t[$n - 1] = hi_m + hi_a;
+                });
                 sub_if_ge(t, m)
+            }
+
+            #[inline(always)]
+            fn mont_sqr(a: &Self, m: &Self, inv: u64) -> Self {
+                let mut r = [0u64; 2 * $n];
+                // Cross products a[i] * a[j], i < j.
+                unroll!($rows, |i| {
+                    let mut carry = 0;
+                    for j in i + 1..$n {
+                        (r[i + j], carry) = mac(r[i + j], a[i], a[j], carry);
+                    }
+                    r[i + $n] = carry;
+                });
+                // Double them, then add the squares a[i]^2 on the diagonal.
+                let mut top = 0;
+                for limb in r.iter_mut() {
+                    let next = *limb >> 63;
+                    *limb = (*limb << 1) | top;
+                    top = next;
+                }
+                let mut carry = 0;
+                for i in 0..$n {
+                    let (lo, hi) = mac(r[2 * i], a[i], a[i], carry);
+                    r[2 * i] = lo;
+                    (r[2 * i + 1], carry) = adc(r[2 * i + 1], hi, 0);
+                }
+                // Montgomery reduction one limb at a time; `carry2` rides along the upper half
+                // (it ends at 0: the result is below 2m < 2^(64N)).
+                let mut carry2 = 0;
+                unroll!($rows, |i| {
+                    let k = r[i].wrapping_mul(inv);
+                    let mut carry = 0;
+                    for j in 0..$n {
+                        (r[i + j], carry) = mac(r[i + j], k, m[j], carry);
+                    }
+                    (r[i + $n], carry2) = adc(r[i + $n], carry, carry2);
+                });
+                let mut out = [0u64; $n];
+                out.copy_from_slice(&r[$n..]);
+                sub_if_ge(out, m)
             }
         }
     };
 }
 
-impl_mont_mul!(4, [0 1 2 3], [1 2 3]);
-impl_mont_mul!(6, [0 1 2 3 4 5], [1 2 3 4 5]);
+impl_mont!(4, [0 1 2 3]);
+impl_mont!(6, [0 1 2 3 4 5]);
 
 /// `a mod m` as an element whose Montgomery form has the value of `lo + hi * 2^(64N-1)`:
 /// uniform-input reduction for `Field::random`. Requires `lo, hi < 2^(64N-1)`;
@@ -165,7 +220,7 @@ pub(crate) fn from_wide<const N: usize>(
     inv: u64,
 ) -> [u64; N]
 where
-    [u64; N]: MontMul,
+    [u64; N]: Mont,
 {
     let a = mont_mul(lo, r2, m, inv);
     let b = mont_mul(hi, wide, m, inv);

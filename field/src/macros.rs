@@ -310,7 +310,11 @@ macro_rules! impl_prime_field {
 
             #[inline]
             fn square(&self) -> Self {
-                self.mul_impl(self)
+                Self(crate::arith::mont_sqr(
+                    &self.0,
+                    &Self::MODULUS_LIMBS,
+                    Self::INV,
+                ))
             }
 
             #[inline]
