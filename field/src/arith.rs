@@ -196,6 +196,7 @@ macro_rules! impl_mont {
                     }
                     (r[i + $n], carry2) = adc(r[i + $n], carry, carry2);
                 });
+                debug_assert_eq!(carry2, 0);
                 let mut out = [0u64; $n];
                 out.copy_from_slice(&r[$n..]);
                 sub_if_ge(out, m)
