@@ -311,10 +311,7 @@ fn g1_against_blst() {
                 Fr::ONE
             };
         }
-        let bytes: Vec<u8> = scalars
-            .iter()
-            .flat_map(|s| ff::PrimeField::to_repr(s))
-            .collect();
+        let bytes: Vec<u8> = scalars.iter().flat_map(ff::PrimeField::to_repr).collect();
         let b_bases: Vec<blst_p1_affine> = bases.iter().map(|b| (*b).into()).collect();
         let expected = G1Projective::from(b_bases.as_slice().mult(&bytes, 255));
         let got = msm_g1(&bases, &scalars, None).unwrap();
@@ -330,10 +327,7 @@ fn g2_against_blst() {
     let n = 1usize << 12;
     let bases = points::<G2Projective>(&mut rng, n);
     let scalars: Vec<Fr> = (0..n).map(|_| Fr::random(&mut rng)).collect();
-    let bytes: Vec<u8> = scalars
-        .iter()
-        .flat_map(|s| ff::PrimeField::to_repr(s))
-        .collect();
+    let bytes: Vec<u8> = scalars.iter().flat_map(ff::PrimeField::to_repr).collect();
     let b_bases: Vec<blst_p2_affine> = bases.iter().map(|b| (*b).into()).collect();
     let expected = G2Projective::from(b_bases.as_slice().mult(&bytes, 255));
     assert_eq!(
