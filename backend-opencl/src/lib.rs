@@ -402,7 +402,7 @@ pub(crate) mod testing {
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
 
-    use super::{OpenClBackend, OpenClConfig};
+    use super::{DeviceSelector, OpenClBackend, OpenClConfig};
 
     /// Whether a missing OpenCL platform must fail the tests (CI sets
     /// `SLUICE_REQUIRE_OPENCL=1`) rather than skip them.
@@ -425,20 +425,36 @@ pub(crate) mod testing {
         }
     }
 
-    /// The process-wide backend on device 0 (its programs are built once for all tests).
-    pub(crate) fn backend() -> Option<&'static OpenClBackend> {
-        static B: OnceLock<Option<OpenClBackend>> = OnceLock::new();
-        B.get_or_init(|| backend_with(OpenClConfig::default()))
-            .as_ref()
+    /// The device the tests run on: `$SLUICE_TEST_OPENCL_DEVICE` (an index or a name
+    /// substring, e.g. `H200` on a machine that also lists PoCL), else device 0.
+    pub(crate) fn test_device() -> usize {
+        let sel = std::env::var("SLUICE_TEST_OPENCL_DEVICE")
+            .map_or(DeviceSelector::Index(0), |s| DeviceSelector::parse(&s));
+        sel.select()
+            .ok()
+            .and_then(|d| d.first().map(|d| d.index))
+            .unwrap_or(0)
     }
 
-    /// Two contexts on device 0 with small chunks: the multi-device and split-buffer paths at
-    /// test sizes (process-wide too).
+    /// The process-wide backend on the test device (its programs build once for all tests).
+    pub(crate) fn backend() -> Option<&'static OpenClBackend> {
+        static B: OnceLock<Option<OpenClBackend>> = OnceLock::new();
+        B.get_or_init(|| {
+            backend_with(OpenClConfig {
+                devices: DeviceSelector::Index(test_device()),
+                ..OpenClConfig::default()
+            })
+        })
+        .as_ref()
+    }
+
+    /// Two contexts on the test device with small chunks: the multi-device and split-buffer
+    /// paths at test sizes (process-wide too).
     pub(crate) fn split_backend() -> Option<&'static OpenClBackend> {
         static B: OnceLock<Option<OpenClBackend>> = OnceLock::new();
         B.get_or_init(|| {
             backend_with(OpenClConfig {
-                devices: super::DeviceSelector::Indices(vec![0, 0]),
+                devices: DeviceSelector::Indices(vec![test_device(); 2]),
                 max_chunk_bytes: Some(SPLIT_CHUNK_BYTES),
                 ..OpenClConfig::default()
             })
@@ -553,6 +569,7 @@ mod tests {
                 && info.max_alloc_bytes <= info.total_bytes
         );
         let limited = super::testing::backend_with(super::OpenClConfig {
+            devices: super::DeviceSelector::Index(super::testing::test_device()),
             tracker: Some(sluice_backend::MemoryTracker::new(None, Some(1 << 20))),
             ..Default::default()
         })

@@ -301,6 +301,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("sluice-kcache-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let b = OpenClBackend::new(OpenClConfig {
+            devices: crate::DeviceSelector::Index(crate::testing::test_device()),
             kernel_cache: KernelCache::Dir(dir.clone()),
             ..OpenClConfig::default()
         })
