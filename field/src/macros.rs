@@ -168,8 +168,17 @@ macro_rules! impl_prime_field {
             #[inline]
             pub fn from_canonical_limbs(limbs: &[u64; $n]) -> subtle::CtOption<Self> {
                 let ok = crate::arith::lt(limbs, &Self::MODULUS_LIMBS);
-                let v =
-                    crate::arith::mont_mul(limbs, &Self::R2_LIMBS, &Self::MODULUS_LIMBS, Self::INV);
+                // Zero out rejected input first: mont_mul's bounds only hold for reduced limbs.
+                let mut reduced = [0u64; $n];
+                for (r, l) in reduced.iter_mut().zip(limbs.iter()) {
+                    *r = <u64 as subtle::ConditionallySelectable>::conditional_select(&0, l, ok);
+                }
+                let v = crate::arith::mont_mul(
+                    &reduced,
+                    &Self::R2_LIMBS,
+                    &Self::MODULUS_LIMBS,
+                    Self::INV,
+                );
                 subtle::CtOption::new(Self(v), ok)
             }
 
