@@ -23,6 +23,8 @@ use sluice_groth16::{
 };
 
 use options::{Op, Options, USAGE};
+#[cfg(feature = "compare")]
+use peers::peers_for;
 use report::Row;
 
 fn main() -> ExitCode {
@@ -48,6 +50,9 @@ fn main() -> ExitCode {
 }
 
 fn run(opts: &Options) -> Result<(), String> {
+    if opts.compare && !cfg!(feature = "compare") {
+        return Err("--compare needs sluice-bench built with its `compare` feature".into());
+    }
     let mut rows = Vec::new();
     let wants = |b: &str| opts.backends.is_empty() || opts.backends.iter().any(|x| x == b);
     let mut backends_run = Vec::new();
@@ -57,19 +62,14 @@ fn run(opts: &Options) -> Result<(), String> {
         if let Some(log) = opts.demo_log {
             demo_proof(&cpu, log, opts.seed)?;
         }
-        ladder(&cpu, "cpu", opts, &mut rows);
+        // Peers run on the CPU too: each right after the sluice row of its op and size.
+        ladder(&cpu, "cpu", opts, opts.compare, &mut rows);
         backends_run.push("cpu");
     }
     if wants("opencl") {
         eprintln!(
             "== backend opencl: not available in this build yet — running on the CPU backend only"
         );
-    }
-    if opts.compare {
-        #[cfg(feature = "compare")]
-        compare(opts, &mut rows);
-        #[cfg(not(feature = "compare"))]
-        return Err("--compare needs sluice-bench built with its `compare` feature".into());
     }
 
     std::fs::create_dir_all(&opts.out_dir)
@@ -92,9 +92,16 @@ fn run(opts: &Options) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs every requested op and size on one backend; failures (errors or panics) become
-/// rows and the run goes on.
-fn ladder<B: ComputeBackend>(backend: &B, label: &str, opts: &Options, rows: &mut Vec<Row>) {
+/// Runs every requested op and size on one backend, each followed by its peers when
+/// `with_peers` (back to back, so both see the same load of a noisy machine); failures
+/// (errors or panics) become rows and the run goes on.
+fn ladder<B: ComputeBackend>(
+    backend: &B,
+    label: &str,
+    opts: &Options,
+    with_peers: bool,
+    rows: &mut Vec<Row>,
+) {
     let total: usize = opts.ops.iter().map(|&op| opts.sizes_for(op).len()).sum();
     let mut done = 0;
     for &op in &opts.ops {
@@ -104,18 +111,8 @@ fn ladder<B: ComputeBackend>(backend: &B, label: &str, opts: &Options, rows: &mu
             rows.push(row(op, label, log, || {
                 measure(backend, op, log, opts).map(|(times, peak)| (times, Some(peak)))
             }));
-        }
-    }
-}
-
-/// After the sluice rows: every peer of every requested op and size (`--compare`).
-#[cfg(feature = "compare")]
-fn compare(opts: &Options, rows: &mut Vec<Row>) {
-    eprintln!("== peers");
-    for &op in &opts.ops {
-        for log in opts.sizes_for(op) {
-            for &(peer, f) in peers::peers_for(op.name()) {
-                eprint!("{peer} {} 2^{log} ... ", op.name());
+            for &(peer, f) in peers_for(op.name()).iter().filter(|_| with_peers) {
+                eprint!("[{done}/{total}] {peer} {} 2^{log} ... ", op.name());
                 rows.push(row(op, peer, log, || {
                     Ok((f(log, opts.seed, opts.reps)?, None))
                 }));
@@ -123,6 +120,16 @@ fn compare(opts: &Options, rows: &mut Vec<Row>) {
         }
     }
 }
+
+/// No peers without the `compare` feature (`run` refuses `--compare` then).
+#[cfg(not(feature = "compare"))]
+fn peers_for(_op: &str) -> &'static [(&'static str, PeerFn)] {
+    &[]
+}
+
+/// A peer's measurement, `(log, seed, reps)` to timings (see `peers.rs`).
+#[cfg(not(feature = "compare"))]
+type PeerFn = fn(u32, u64, usize) -> Result<Vec<Duration>, String>;
 
 /// Runs one measurement (times and peak backend bytes, where tracked); errors and panics
 /// become failed rows. Logs the median or the error.
