@@ -393,26 +393,24 @@ impl ComputeBackend for OpenClBackend {
     }
 }
 
-#[cfg(test)]
-pub(crate) mod testing {
-    //! What every test needs: one backend per process (programs build once), seeded RNGs.
-
-    use std::sync::OnceLock;
-
-    use rand_chacha::ChaCha20Rng;
-    use rand_core::SeedableRng;
-
+/// What test suites (this crate's and the differential suite in `tests/`) need to pick an
+/// OpenCL device or skip cleanly.
+pub mod test_support {
     use super::{DeviceSelector, OpenClBackend, OpenClConfig};
 
     /// Whether a missing OpenCL platform must fail the tests (CI sets
     /// `SLUICE_REQUIRE_OPENCL=1`) rather than skip them.
-    fn opencl_required() -> bool {
+    pub fn opencl_required() -> bool {
         std::env::var("SLUICE_REQUIRE_OPENCL").is_ok_and(|v| v == "1")
     }
 
     /// A backend with `config`, or `None` after printing why when no OpenCL platform exists
-    /// and `SLUICE_REQUIRE_OPENCL` is not `1` (then the test fails instead).
-    pub(crate) fn backend_with(config: OpenClConfig) -> Option<OpenClBackend> {
+    /// and `SLUICE_REQUIRE_OPENCL` is not `1`.
+    ///
+    /// # Panics
+    /// When the backend cannot be created and `SLUICE_REQUIRE_OPENCL=1`: in CI a missing
+    /// platform is a failure, never a silent skip.
+    pub fn backend_or_skip(config: OpenClConfig) -> Option<OpenClBackend> {
         match OpenClBackend::new(config) {
             Ok(b) => Some(b),
             Err(e) if opencl_required() => {
@@ -425,9 +423,9 @@ pub(crate) mod testing {
         }
     }
 
-    /// The device the tests run on: `$SLUICE_TEST_OPENCL_DEVICE` (an index or a name
+    /// The device tests run on: `$SLUICE_TEST_OPENCL_DEVICE` (an index or a name
     /// substring, e.g. `H200` on a machine that also lists PoCL), else device 0.
-    pub(crate) fn test_device() -> usize {
+    pub fn test_device() -> usize {
         let sel = std::env::var("SLUICE_TEST_OPENCL_DEVICE")
             .map_or(DeviceSelector::Index(0), |s| DeviceSelector::parse(&s));
         sel.select()
@@ -435,6 +433,19 @@ pub(crate) mod testing {
             .and_then(|d| d.first().map(|d| d.index))
             .unwrap_or(0)
     }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! What every test needs: one backend per process (programs build once), seeded RNGs.
+
+    use std::sync::OnceLock;
+
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    pub(crate) use super::test_support::{backend_or_skip as backend_with, test_device};
+    use super::{DeviceSelector, OpenClBackend, OpenClConfig};
 
     /// The process-wide backend on the test device (its programs build once for all tests).
     pub(crate) fn backend() -> Option<&'static OpenClBackend> {

@@ -391,42 +391,6 @@ impl CircuitShape {
     }
 }
 
-/// Random points `start + i·step` in parallel chunks: one variable-time mixed addition per
-/// point, then one batch normalisation per chunk.
-///
-/// # Security
-/// Variable time; the points are public benchmark data derived from no secret.
-fn point_chains_vartime<G, R>(
-    count: usize,
-    rng: &mut R,
-    add_mixed_vartime: fn(&G, &G::AffineRepr) -> G,
-) -> Vec<G::AffineRepr>
-where
-    G: Curve + Send + Sync,
-    G::AffineRepr: Default + Copy + Send + Sync,
-    R: RngCore,
-{
-    const CHAIN: usize = 1 << 14;
-    let starts: Vec<(G, G::AffineRepr)> = (0..count.div_ceil(CHAIN))
-        .map(|_| (G::random(&mut *rng), G::random(&mut *rng).to_affine()))
-        .collect();
-    let mut out = vec![G::AffineRepr::default(); count];
-    out.par_chunks_mut(CHAIN)
-        .zip(starts.par_iter())
-        .for_each(|(out, (start, step))| {
-            let mut p = *start;
-            let points: Vec<G> = (0..out.len())
-                .map(|_| {
-                    let q = p;
-                    p = add_mixed_vartime(&p, step);
-                    q
-                })
-                .collect();
-            G::batch_normalize(&points, out);
-        });
-    out
-}
-
 /// **Benchmark** parameters for a circuit of the given shape: valid curve points (in the
 /// subgroup, never the identity) in exactly the counts real parameters have, made in
 /// seconds even for 2^24 points — but **not** from a setup. Proofs made with them are
@@ -437,9 +401,7 @@ pub fn generate_benchmark_parameters<R: RngCore>(
     rng: &mut R,
 ) -> Result<Parameters, Groth16Error> {
     let (_, n) = domain_size(shape.num_constraints)?;
-    let g1 = |count: usize, rng: &mut R| {
-        point_chains_vartime(count, rng, G1Projective::add_mixed_vartime)
-    };
+    let g1 = |count: usize, rng: &mut R| sluice_msm::random_points::<G1Projective>(count, rng);
     let vk = VerifyingKey {
         alpha_g1: G1Projective::random(&mut *rng).to_affine(),
         beta_g1: G1Projective::random(&mut *rng).to_affine(),
@@ -456,7 +418,7 @@ pub fn generate_benchmark_parameters<R: RngCore>(
         l: g1(shape.num_aux, rng),
         a: g1(shape.num_inputs + shape.a_aux, rng),
         b_g1: g1(b, rng),
-        b_g2: point_chains_vartime(b, rng, G2Projective::add_mixed_vartime),
+        b_g2: sluice_msm::random_points::<G2Projective>(b, rng),
     })
 }
 

@@ -219,7 +219,11 @@ fn plan(terms: usize, threads: usize, cfg: &MsmConfig) -> Plan {
         };
         for (batch, add) in options.into_iter().flatten() {
             // Reduction: a running sum over the buckets plus the total, per window and chunk.
-            let reduce = buckets * (if batch == 0 { cost::FULL } else { cost::MIXED } + cost::FULL);
+            let per_bucket = match reduction_chains(buckets) {
+                Some((_, per_bucket)) if batch > 0 => per_bucket,
+                _ => cost::MIXED + cost::FULL,
+            };
+            let reduce = buckets * per_bucket;
             for chunks in 1..=threads {
                 let rounds = (windows * chunks).div_ceil(threads);
                 let total = rounds * (terms.div_ceil(chunks) * add + reduce);
@@ -277,6 +281,22 @@ const SET: u8 = 1;
 const IN_BATCH: u8 = 2;
 const OVERFLOW: u8 = 4;
 
+/// Number of lockstep chains for the affine bucket reduction, or `None` where Jacobian
+/// running sums are cheaper (few buckets). Minimises the per-bucket cost
+/// `2 * BATCH_ADD + 2 * INV / chains + 3 * FULL * chains / buckets` (two batched additions
+/// per bucket, then about three Jacobian additions per chain to combine the chains).
+fn reduction_chains(buckets: usize) -> Option<(usize, usize)> {
+    let cost = |s: usize| {
+        2 * cost::BATCH_ADD * 16 + 2 * cost::INV * 16 / s + 3 * cost::FULL * 16 * s / buckets
+    };
+    let mut s = 1;
+    while 2 * s <= buckets && cost(2 * s) < cost(s) {
+        s *= 2;
+    }
+    let per_bucket = cost(s).div_ceil(16);
+    (per_bucket < cost::MIXED + cost::FULL).then_some((s, per_bucket))
+}
+
 /// Per-thread bucket memory, reused across the windows a thread processes.
 struct Scratch<C: MsmCurve> {
     /// Affine buckets (valid where `state & SET`).
@@ -284,18 +304,25 @@ struct Scratch<C: MsmCurve> {
     /// Jacobian buckets (valid where `state & OVERFLOW`).
     overflow: Vec<C>,
     state: Vec<u8>,
-    /// The pending batch: `lhs[i] + rhs[i]` goes to bucket `dst[i]`.
+    /// The current batch: `lhs[i] + rhs[i]` goes to bucket `dst[i]`.
     lhs: Vec<Pt<C::Base>>,
     rhs: Vec<Pt<C::Base>>,
     dst: Vec<u32>,
     prefix: Vec<C::Base>,
+    /// Points whose bucket already waits in the batch; they join the next batch.
+    pending: Vec<(u32, Pt<C::Base>)>,
+    retry: Vec<(u32, Pt<C::Base>)>,
+    /// Running sums and totals of the reduction chains.
+    running: Vec<Option<Pt<C::Base>>>,
+    totals: Vec<Option<Pt<C::Base>>>,
 }
 
 impl<C: MsmCurve> Scratch<C> {
     fn new(plan: &Plan) -> Self {
         let nb = 1usize << (plan.c - 1);
+        let affine = plan.batch > 0;
         Scratch {
-            buckets: if plan.batch > 0 {
+            buckets: if affine {
                 alloc::vec![Pt::default(); nb]
             } else {
                 Vec::new()
@@ -306,11 +333,42 @@ impl<C: MsmCurve> Scratch<C> {
             rhs: Vec::with_capacity(plan.batch),
             dst: Vec::with_capacity(plan.batch),
             prefix: Vec::with_capacity(plan.batch),
+            pending: Vec::with_capacity(plan.batch),
+            retry: Vec::with_capacity(plan.batch),
+            running: Vec::new(),
+            totals: Vec::new(),
         }
     }
 
-    /// Applies the pending batch to the affine buckets.
-    fn flush(&mut self) {
+    /// Adds `p` to bucket `b`: directly into an empty bucket, else through the batch; if the
+    /// bucket already waits in the batch, through the pending queue, or the Jacobian
+    /// overflow bucket once the queue holds `batch` points (many equal digits).
+    #[inline]
+    fn insert(&mut self, b: usize, p: Pt<C::Base>, batch: usize) {
+        let st = self.state[b];
+        if st & IN_BATCH != 0 {
+            if self.pending.len() < batch {
+                self.pending.push((b as u32, p));
+            } else {
+                self.add_overflow(b, &C::affine_from_xy_unchecked(p.x, p.y));
+            }
+        } else if st & SET != 0 {
+            self.lhs.push(self.buckets[b]);
+            self.rhs.push(p);
+            self.dst.push(b as u32);
+            self.state[b] = st | IN_BATCH;
+            if self.dst.len() >= batch {
+                self.flush(batch);
+            }
+        } else {
+            self.buckets[b] = p;
+            self.state[b] = st | SET;
+        }
+    }
+
+    /// Applies the batch to the affine buckets, then moves the pending points into the
+    /// next batch.
+    fn flush(&mut self, batch: usize) {
         let Scratch {
             buckets,
             state,
@@ -333,6 +391,13 @@ impl<C: MsmCurve> Scratch<C> {
         lhs.clear();
         rhs.clear();
         dst.clear();
+        // At most `batch` points come back, so this cannot overflow or flush again.
+        core::mem::swap(&mut self.pending, &mut self.retry);
+        let mut retry = core::mem::take(&mut self.retry);
+        for (b, p) in retry.drain(..) {
+            self.insert(b as usize, p, batch + 1);
+        }
+        self.retry = retry;
     }
 
     #[inline]
@@ -357,40 +422,41 @@ impl<C: MsmCurve> Scratch<C> {
                 }
                 let b = (d.unsigned_abs() - 1) as usize;
                 let base = &bases[bi as usize];
-                let (x, y) = C::affine_xy(base);
-                let p = Pt { x, y };
-                let p = if d < 0 { p.neg() } else { p };
-                let st = self.state[b];
-                if plan.batch == 0 || st & IN_BATCH != 0 {
-                    let aff = if d < 0 {
-                        C::affine_from_xy_unchecked(p.x, p.y)
+                if plan.batch == 0 {
+                    let p = if d < 0 {
+                        let (x, y) = C::affine_xy(base);
+                        C::affine_from_xy_unchecked(x, -y)
                     } else {
                         *base
                     };
-                    self.add_overflow(b, &aff);
-                } else if st & SET != 0 {
-                    self.lhs.push(self.buckets[b]);
-                    self.rhs.push(p);
-                    self.dst.push(b as u32);
-                    self.state[b] = st | IN_BATCH;
-                    if self.dst.len() == plan.batch {
-                        self.flush();
-                    }
+                    self.add_overflow(b, &p);
                 } else {
-                    self.buckets[b] = p;
-                    self.state[b] = st | SET;
+                    let (x, y) = C::affine_xy(base);
+                    let p = Pt { x, y };
+                    self.insert(b, if d < 0 { p.neg() } else { p }, plan.batch);
                 }
             }
         }
-        self.flush();
-        // sum_b (b + 1) * bucket_b by a running sum from the top bucket down; a run of `k`
-        // empty buckets adds `k * running` by double-and-add, so sparse windows (few terms,
-        // wide window) cost per bucket used, not per bucket.
+        while !self.dst.is_empty() || !self.pending.is_empty() {
+            self.flush(plan.batch);
+        }
+        match reduction_chains(self.state.len()) {
+            Some((chains, _)) if plan.batch > 0 => self
+                .affine_reduction(chains)
+                .add_vartime(&self.jacobian_reduction(OVERFLOW)),
+            _ => self.jacobian_reduction(SET | OVERFLOW),
+        }
+    }
+
+    /// `sum_b (b + 1) * bucket_b` over the buckets whose state intersects `mask`, by a
+    /// running sum from the top bucket down; a run of `k` buckets without contribution adds
+    /// `k * running` by double-and-add, so sparse buckets cost per bucket used.
+    fn jacobian_reduction(&self, mask: u8) -> C {
         let mut running = C::identity();
         let mut total = C::identity();
         let mut repeat = 0usize;
         for b in (0..self.state.len()).rev() {
-            let st = self.state[b];
+            let st = self.state[b] & mask;
             if st != 0 {
                 total = total.add_vartime(&mul_small(&running, repeat));
                 repeat = 0;
@@ -405,6 +471,75 @@ impl<C: MsmCurve> Scratch<C> {
             repeat += 1;
         }
         total.add_vartime(&mul_small(&running, repeat))
+    }
+
+    /// `sum_b (b + 1) * A_b` over the affine buckets, by `chains` running sums over
+    /// contiguous bucket ranges advanced in lockstep, each step two batched additions:
+    /// chain `s` over buckets `s*l .. (s+1)*l` ends with `running_s = sum A_b` and
+    /// `total_s = sum (b - s*l + 1) A_b`, and the result is
+    /// `sum_s total_s + l * sum_s s * running_s`.
+    fn affine_reduction(&mut self, chains: usize) -> C {
+        let l = self.state.len() / chains;
+        self.running.clear();
+        self.running.resize(chains, None);
+        self.totals.clear();
+        self.totals.resize(chains, None);
+        let Scratch {
+            buckets,
+            state,
+            lhs,
+            rhs,
+            dst,
+            prefix,
+            running,
+            totals,
+            ..
+        } = self;
+        // acc[s] += add[s] for every chain, sharing one inversion.
+        let mut step = |acc: &mut [Option<Pt<C::Base>>],
+                        add: &dyn Fn(usize) -> Option<Pt<C::Base>>| {
+            lhs.clear();
+            rhs.clear();
+            dst.clear();
+            for (s, a) in acc.iter_mut().enumerate() {
+                if let Some(p) = add(s) {
+                    match a {
+                        None => *a = Some(p),
+                        Some(q) => {
+                            lhs.push(*q);
+                            rhs.push(p);
+                            dst.push(s as u32);
+                        }
+                    }
+                }
+            }
+            batch_add(lhs, rhs, prefix, |i, sum| acc[dst[i] as usize] = sum);
+        };
+        for i in (0..l).rev() {
+            step(running, &|s| {
+                let b = s * l + i;
+                (state[b] & SET != 0).then(|| buckets[b])
+            });
+            let snapshot: &[Option<Pt<C::Base>>] = running;
+            step(totals, &|s| snapshot[s]);
+        }
+        let to_c = |p: &Option<Pt<C::Base>>| match p {
+            Some(p) => C::identity().add_mixed_vartime(&C::affine_from_xy_unchecked(p.x, p.y)),
+            None => C::identity(),
+        };
+        let mut sum = C::identity();
+        let mut acc = C::identity();
+        let mut weighted = C::identity();
+        for s in (0..chains).rev() {
+            sum = sum.add_vartime(&to_c(&totals[s]));
+            weighted = weighted.add_vartime(&acc);
+            acc = acc.add_vartime(&to_c(&running[s]));
+        }
+        // weighted = sum_s s * running_s; l is a power of two.
+        for _ in 0..l.trailing_zeros() {
+            weighted = weighted.double();
+        }
+        sum.add_vartime(&weighted)
     }
 }
 
@@ -507,6 +642,25 @@ pub(crate) fn msm<C: MsmCurve>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::{RngCore, SeedableRng};
+    use sluice_field::G1Projective;
+
+    #[test]
+    fn affine_reduction_matches_jacobian() {
+        let seed = 21;
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let plan = Plan { c: 12, windows: 22, batch: 512, chunks: 1 };
+        let mut s = Scratch::<G1Projective>::new(&plan);
+        let pts = crate::random_points::<G1Projective>(s.state.len(), &mut rng);
+        for (b, p) in pts.iter().enumerate() {
+            s.buckets[b] = Pt { x: p.x(), y: p.y() };
+            s.state[b] = if rng.next_u32() % 16 != 0 { 0 } else { SET };
+        }
+        let (chains, _) = reduction_chains(s.state.len()).unwrap();
+        let expected = s.jacobian_reduction(SET);
+        assert_eq!(s.affine_reduction(chains), expected, "seed {seed}, chains {chains}");
+    }
 
     #[test]
     fn digits_reconstruct_scalar() {

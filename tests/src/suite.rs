@@ -8,6 +8,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sluice_backend::{ComputeBackend, Density, NttOrder, Scalars, Transform};
 use sluice_field::{Fr, G1Projective, G2Projective};
+use sluice_msm::MsmCurve;
 use sluice_ntt::Domain;
 
 /// Sizes the suite runs at. Small by default (PoCL in CI); `SLUICE_DIFF_LARGE=1` selects the
@@ -278,16 +279,16 @@ fn scalar_mixes(n: usize, rng: &mut ChaCha20Rng) -> Vec<(&'static str, Vec<Fr>)>
 }
 
 /// Distinct random bases plus the awkward ones: duplicates, P and -P, the identity.
-fn awkward_bases<G>(n: usize, rng: &mut ChaCha20Rng) -> Vec<G::AffineRepr>
+fn awkward_bases<G>(n: usize, rng: &mut ChaCha20Rng) -> Vec<G::Affine>
 where
-    G: Curve + Send + Sync + From<G::AffineRepr>,
-    G::AffineRepr: Default + Copy + Send,
+    G: MsmCurve + Curve<AffineRepr = <G as MsmCurve>::Affine> + From<<G as MsmCurve>::Affine>,
+    G::Affine: Default,
 {
     let mut bases = sluice_msm::random_points::<G>(n, rng);
     if n >= 4 {
         bases[1] = bases[0];
         bases[2] = (-G::from(bases[0])).to_affine();
-        bases[3] = G::identity().to_affine();
+        bases[3] = <G as MsmCurve>::identity().to_affine();
     }
     bases
 }
@@ -361,3 +362,42 @@ msm_check!(
     sluice_msm::msm_g2,
     msm_g2
 );
+
+/// A whole Groth16 proof on `backend`: with the same blinding it must equal, byte for
+/// byte, the CPU backend's proof, and it must verify.
+pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
+    use sluice_groth16::demo::MimcLike;
+    use sluice_groth16::{
+        generate_random_parameters, prepare_verifying_key, prove_assignment, verify_proof,
+        ProvingAssignment,
+    };
+    let mut rng = rng(seed);
+    let params =
+        generate_random_parameters(MimcLike::<Fr>::filling_domain(log_domain, None), &mut rng)
+            .unwrap();
+    let x = Fr::random(&mut rng);
+    let circuit = MimcLike::filling_domain(log_domain, Some(x));
+    let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
+    let prove = |b: &dyn Fn(ProvingAssignment) -> sluice_groth16::Proof| {
+        b(ProvingAssignment::synthesize(circuit.clone()).unwrap())
+    };
+    let got = prove(&|cs| {
+        prove_assignment(cs, &params, r, s, backend)
+            .unwrap_or_else(|e| panic!("proof on {} failed: {e} (seed {seed:#x})", backend.name()))
+            .0
+    });
+    let cpu = sluice_backend_cpu::CpuBackend::new();
+    let want = prove(&|cs| prove_assignment(cs, &params, r, s, &cpu).unwrap().0);
+    assert_eq!(
+        got.to_bytes(),
+        want.to_bytes(),
+        "proof on {} differs from the CPU backend's (seed {seed:#x})",
+        backend.name()
+    );
+    let pvk = prepare_verifying_key(&params.vk);
+    assert!(
+        verify_proof(&pvk, &got, &MimcLike::public_inputs(x, circuit.rounds)).unwrap(),
+        "proof on {} does not verify (seed {seed:#x})",
+        backend.name()
+    );
+}

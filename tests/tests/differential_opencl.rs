@@ -1,0 +1,101 @@
+//! The differential suite on the OpenCL backend (PoCL in CI, a GPU on the device machine),
+//! against the host references, plus whole proofs under the `Dual` backend (OpenCL and CPU
+//! compared after every operation).
+//!
+//! Without an OpenCL platform every test prints why and passes — unless
+//! `SLUICE_REQUIRE_OPENCL=1` (CI), where it fails. `SLUICE_TEST_OPENCL_DEVICE` picks the
+//! device (index or name substring); `SLUICE_DIFF_LARGE=1` selects GPU-sized inputs.
+
+use std::sync::OnceLock;
+
+use sluice_backend_cpu::CpuBackend;
+use sluice_backend_opencl::test_support::{backend_or_skip, test_device};
+use sluice_backend_opencl::{DeviceSelector, OpenClBackend, OpenClConfig};
+use sluice_tests::suite::{self, SuiteSizes};
+use sluice_tests::Dual;
+
+/// One backend per process, so programs build once for all tests.
+fn backend() -> Option<&'static OpenClBackend> {
+    static B: OnceLock<Option<OpenClBackend>> = OnceLock::new();
+    B.get_or_init(|| {
+        backend_or_skip(OpenClConfig {
+            devices: DeviceSelector::Index(test_device()),
+            ..OpenClConfig::default()
+        })
+    })
+    .as_ref()
+}
+
+/// Two contexts on the test device with 4 KiB chunks: the multi-device and split-buffer
+/// paths at test sizes.
+fn split_backend() -> Option<OpenClBackend> {
+    backend_or_skip(OpenClConfig {
+        devices: DeviceSelector::Indices(vec![test_device(); 2]),
+        max_chunk_bytes: Some(1 << 12),
+        ..OpenClConfig::default()
+    })
+}
+
+#[test]
+fn ntt_family() {
+    let Some(b) = backend() else { return };
+    suite::ntt_family(b, &SuiteSizes::from_env(), 0x4e54_5402);
+}
+
+#[test]
+fn segments() {
+    let Some(b) = backend() else { return };
+    suite::segments(b, &SuiteSizes::from_env(), 0x5345_4703);
+}
+
+#[test]
+fn pointwise() {
+    let Some(b) = backend() else { return };
+    suite::pointwise(b, &SuiteSizes::from_env(), 0x504f_4902);
+}
+
+#[test]
+fn pointwise_split_buffers_two_contexts() {
+    let Some(b) = split_backend() else { return };
+    suite::pointwise(&b, &SuiteSizes::from_env(), 0x504f_4903);
+}
+
+#[test]
+fn msm_g1() {
+    let Some(b) = backend() else { return };
+    suite::msm_g1(b, &SuiteSizes::from_env(), 0x4731_0002);
+}
+
+#[test]
+fn msm_g1_split_buffers_two_contexts() {
+    let Some(b) = split_backend() else { return };
+    suite::msm_g1(&b, &SuiteSizes::from_env(), 0x4731_0003);
+}
+
+#[test]
+fn msm_g2() {
+    let Some(b) = backend() else { return };
+    suite::msm_g2(b, &SuiteSizes::from_env(), 0x4732_0002);
+}
+
+#[test]
+fn whole_proof_matches_cpu_and_verifies() {
+    let Some(b) = backend() else { return };
+    let log = if SuiteSizes::from_env().ntt_logs.len() > 6 {
+        16
+    } else {
+        10
+    };
+    suite::proof(b, log, 0x5052_4f01);
+}
+
+#[test]
+fn whole_proof_under_dual_backend() {
+    let Some(b) = backend_or_skip(OpenClConfig {
+        devices: DeviceSelector::Index(test_device()),
+        ..OpenClConfig::default()
+    }) else {
+        return;
+    };
+    suite::proof(&Dual::new(b, CpuBackend::new()), 9, 0x5052_4f02);
+}
