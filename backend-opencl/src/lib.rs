@@ -132,12 +132,6 @@ impl OpenClBackend {
         program::program_build_times()
     }
 
-    /// Waits until every queued operation of every device has finished; surfaces errors of
-    /// queued work.
-    pub fn synchronize(&self) -> Result<(), BackendError> {
-        self.devices.iter().try_for_each(DeviceCtx::finish)
-    }
-
     fn primary(&self) -> &DeviceCtx {
         &self.devices[0]
     }
@@ -253,6 +247,10 @@ impl ComputeBackend for OpenClBackend {
 
     fn tracker(&self) -> &MemoryTracker {
         &self.tracker
+    }
+
+    fn synchronize(&self) -> Result<(), BackendError> {
+        self.devices.iter().try_for_each(DeviceCtx::finish)
     }
 
     /// The first device's memory when there is one device; with several, the totals add up

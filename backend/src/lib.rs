@@ -69,6 +69,14 @@ pub trait ComputeBackend: Send + Sync {
     /// The tracker that counts this backend's allocations.
     fn tracker(&self) -> &MemoryTracker;
 
+    /// Waits until all queued work has finished, and surfaces errors of queued work. Timing
+    /// code calls it before reading the clock; results read back (downloads, MSM results)
+    /// are always complete without it. The default (for backends that never queue) does
+    /// nothing.
+    fn synchronize(&self) -> Result<(), BackendError> {
+        Ok(())
+    }
+
     /// The memory of the device(s) this backend computes in.
     fn memory_info(&self) -> Result<MemoryInfo, BackendError>;
 

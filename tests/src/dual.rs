@@ -80,6 +80,11 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
         self.primary.tracker()
     }
 
+    fn synchronize(&self) -> Result<(), BackendError> {
+        self.primary.synchronize()?;
+        self.secondary.synchronize()
+    }
+
     fn memory_info(&self) -> Result<MemoryInfo, BackendError> {
         self.primary.memory_info()
     }
