@@ -59,8 +59,13 @@ fn run_tests(extra: &[String]) -> Result<(), String> {
 fn run_bench(args: &[String]) -> Result<(), String> {
     let mut cmd = Command::new(cargo());
     cmd.args(["run", "--quiet", "--release", "-p", "sluice-bench"]);
+    let mut features = Vec::new();
+    if args.iter().any(|a| a == "--compare") {
+        // The peers (arkworks, blst, bellperson) compile only when asked for.
+        features.push("compare");
+    }
     if opencl_setup::opencl_runtime_present() {
-        cmd.args(["--features", "opencl"]);
+        features.push("opencl");
     } else {
         eprintln!(
             "xtask: no OpenCL runtime found — benchmarking the CPU backend only.\n\
@@ -68,6 +73,9 @@ fn run_bench(args: &[String]) -> Result<(), String> {
              (Debian: apt-get install -y {}), then run this again.",
             opencl_setup::OPENCL_PACKAGES.join(" ")
         );
+    }
+    if !features.is_empty() {
+        cmd.args(["--features", &features.join(",")]);
     }
     cmd.arg("--").args(args);
     run(&mut cmd)
