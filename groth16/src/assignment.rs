@@ -121,6 +121,24 @@ impl ProvingAssignment {
         &self.b_aux_density
     }
 
+    /// Host bytes this assignment holds: the capacity of a, b and the witness, and the
+    /// density bitmaps (what a partition waiting for its device holds).
+    pub fn host_bytes(&self) -> u64 {
+        let scalars = self.a.capacity()
+            + self.b.capacity()
+            + self.input_assignment.capacity()
+            + self.aux_assignment.capacity();
+        let words = [
+            &self.a_aux_density,
+            &self.b_input_density,
+            &self.b_aux_density,
+        ]
+        .iter()
+        .map(|d| d.words().len())
+        .sum::<usize>();
+        (scalars * std::mem::size_of::<Fr>() + words * 8) as u64
+    }
+
     /// Takes the a and b vectors out (to upload them and free the host copies).
     pub(crate) fn take_ab(&mut self) -> (Vec<Fr>, Vec<Fr>) {
         (std::mem::take(&mut self.a), std::mem::take(&mut self.b))

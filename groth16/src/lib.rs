@@ -20,6 +20,7 @@ mod keygen;
 mod params;
 mod prover;
 mod source;
+mod streaming;
 mod verifier;
 
 pub use bellpepper_core::{
@@ -35,12 +36,14 @@ pub use generator::{
 pub use keygen::{Column, KeypairAssembly};
 pub use params::{Parameters, Proof, VerifyingKey};
 pub use prover::{
-    create_proof, create_random_proof, create_random_proof_batch, prove_assignment, ProofReport,
+    b_g2_msm, create_proof, create_random_proof, create_random_proof_batch, prove_assignment,
+    prove_assignment_with, HMode, ProofReport, ProverConfig,
 };
 pub use source::{
     Bases, G1Query, HostParameters, MappedParameters, ParameterSource, QueryLengths,
     ResidentParameters,
 };
+pub use streaming::{compute_h_streaming, msm_chunked_vartime, HostVector, StreamingPlan};
 pub use verifier::{
     prepare_verifying_key, verify_proof, verify_proofs_batch, PreparedVerifyingKey,
 };

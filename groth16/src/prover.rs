@@ -4,23 +4,60 @@ use bellpepper_core::Circuit;
 use ff::{Field, PrimeField};
 use rand_core::RngCore;
 use rayon::prelude::*;
-use sluice_backend::{ComputeBackend, Density, MemoryReport, NttOrder, Scalars, Transform};
+use sluice_backend::{
+    ComputeBackend, Density, MemoryKind, MemoryReport, MemoryTracker, NttOrder, Scalars, Transform,
+};
 use sluice_field::{Fr, G1Projective, G2Projective};
 
 use crate::assignment::ProvingAssignment;
 use crate::generator::domain_size;
 use crate::params::Proof;
 use crate::source::{G1Query, ParameterSource};
+use crate::streaming::{compute_h_streaming, msm_chunked_vartime, HostVector, StreamingPlan};
 use crate::Groth16Error;
 
-/// What one proof held, as the backend's tracker saw it.
+/// How the prover computes H.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HMode {
+    /// a, b and c are whole vectors in the backend (3 vectors of device memory).
+    #[default]
+    InMemory,
+    /// Four-step passes over host-resident vectors, the device holding at most this many
+    /// bytes at once (see [`StreamingPlan`]); h reaches its MSM in chunks of the same size.
+    Streaming {
+        /// Device bytes the H computation may hold at once.
+        device_budget_bytes: u64,
+    },
+}
+
+/// Options of [`prove_assignment_with`].
+#[derive(Clone, Debug, Default)]
+pub struct ProverConfig {
+    /// How H is computed.
+    pub h_mode: HMode,
+    /// Where the host vectors the proof holds (a, b, streaming intermediates) are counted;
+    /// `None`: the backend's tracker, as [`MemoryKind::Host`]. Its peaks are reset when the
+    /// proof starts.
+    pub host_tracker: Option<MemoryTracker>,
+}
+
+/// What one proof held, as the trackers saw it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProofReport {
     /// The NTT domain size n.
     pub domain_size: usize,
-    /// The tracker's figures over the proof: peaks since the proof started (the tracker's
-    /// peaks are reset at its start, so concurrent work on the same backend is included).
+    /// How H was computed.
+    pub h_mode: HMode,
+    /// The backend tracker's figures over the proof: peaks since the proof started (the
+    /// tracker's peaks are reset at its start, so concurrent work on the same backend is
+    /// included).
     pub memory: MemoryReport,
+    /// Peak host bytes of the host tracker (see [`ProverConfig::host_tracker`]) over the
+    /// proof: the a and b vectors and, when streaming, c's intermediate and the staging.
+    pub host_peak_bytes: u64,
+    /// Device bytes held when the proof started (resident parameters, other work): the
+    /// proof's own device working set is `memory.device_peak` less this.
+    pub device_baseline_bytes: u64,
 }
 
 impl ProofReport {
@@ -29,9 +66,18 @@ impl ProofReport {
         MemoryReport::in_vectors(self.memory.device_peak, self.domain_size)
     }
 
-    /// Peak host residency (backend allocations) in full evaluation vectors.
+    /// Peak host residency (the host tracker's) in full evaluation vectors.
     pub fn host_peak_vectors(&self) -> f64 {
-        MemoryReport::in_vectors(self.memory.host_peak, self.domain_size)
+        MemoryReport::in_vectors(self.host_peak_bytes, self.domain_size)
+    }
+
+    /// The proof's own peak device working set (peak less baseline) in full vectors.
+    pub fn device_working_set_vectors(&self) -> f64 {
+        let own = self
+            .memory
+            .device_peak
+            .saturating_sub(self.device_baseline_bytes);
+        MemoryReport::in_vectors(own, self.domain_size)
     }
 }
 
@@ -77,11 +123,12 @@ fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
 }
 
 /// The coefficients of h = (a·b - c) / Z, computed in the backend from the a and b
-/// evaluations; `c = a ∘ b` is formed on the domain in the backend, never on the host.
-fn compute_h<B: ComputeBackend>(
+/// evaluations; `c = a ∘ b` is formed on the domain in the backend, never on the host, and
+/// each host vector is freed as soon as it is uploaded.
+pub(crate) fn compute_h<B: ComputeBackend>(
     backend: &B,
-    a: Vec<Fr>,
-    b: Vec<Fr>,
+    a: HostVector,
+    b: HostVector,
     n: usize,
 ) -> Result<B::FrBuffer, Groth16Error> {
     let upload = |name: &str, v: &[Fr]| -> Result<B::FrBuffer, Groth16Error> {
@@ -118,7 +165,7 @@ fn compute_h<B: ComputeBackend>(
 ///
 /// `r` and `s` must be uniformly random and secret (see [`create_random_proof`]).
 pub fn prove_assignment<B, P>(
-    mut cs: ProvingAssignment,
+    cs: ProvingAssignment,
     params: &P,
     r: Fr,
     s: Fr,
@@ -128,21 +175,79 @@ where
     B: ComputeBackend,
     P: ParameterSource<B> + ?Sized,
 {
+    prove_assignment_with(cs, params, r, s, backend, &ProverConfig::default(), None)
+}
+
+/// The b_g2 MSM of a synthesized circuit over `bases` resident in `backend`: how a caller
+/// computes it elsewhere (e.g. on the CPU while the device works) and hands it to
+/// [`prove_assignment_with`].
+pub fn b_g2_msm<B: ComputeBackend>(
+    cs: &ProvingAssignment,
+    backend: &B,
+    bases: &B::G2Bases,
+) -> Result<G2Projective, Groth16Error> {
+    let inputs = cs.input_assignment();
+    let b_inputs_used = cs.b_input_density().count_ones();
+    Ok(
+        backend.msm_g2(bases, 0, Scalars::Host(inputs), Some(cs.b_input_density()))?
+            + backend.msm_g2(
+                bases,
+                b_inputs_used,
+                Scalars::Host(cs.aux_assignment()),
+                Some(cs.b_aux_density()),
+            )?,
+    )
+}
+
+/// [`prove_assignment`] with options: how H is computed and where host memory is counted
+/// (`config`), and optionally the b_g2 MSM computed elsewhere ([`b_g2_msm`]; `None`: here).
+pub fn prove_assignment_with<B, P>(
+    mut cs: ProvingAssignment,
+    params: &P,
+    r: Fr,
+    s: Fr,
+    backend: &B,
+    config: &ProverConfig,
+    b_g2: Option<G2Projective>,
+) -> Result<(Proof, ProofReport), Groth16Error>
+where
+    B: ComputeBackend,
+    P: ParameterSource<B> + ?Sized,
+{
     let (_, n) = domain_size(cs.num_constraints())?;
     check_sizes(params, &cs, n)?;
     let tracker = backend.tracker();
+    let host_tracker = config.host_tracker.as_ref().unwrap_or(tracker);
     tracker.reset_peaks();
+    host_tracker.reset_peaks();
+    let device_baseline_bytes = tracker.current(MemoryKind::Device);
 
     let (a, b) = cs.take_ab();
-    let h_buf = compute_h(backend, a, b, n)?;
-    // The h query has n - 1 points; the top coefficient of h is zero. A density with the
-    // first n - 1 bits set pairs them without downloading h.
-    let h_density: Density = (0..n).map(|i| i + 1 < n).collect();
-    let h = {
-        let bases = params.g1_bases(backend, G1Query::H)?;
-        backend.msm_g1(&bases, 0, Scalars::Buffer(&h_buf), Some(&h_density))?
+    let h = match config.h_mode {
+        HMode::InMemory => {
+            let a = HostVector::track(host_tracker, "a", a)?;
+            let b = HostVector::track(host_tracker, "b", b)?;
+            let h_buf = compute_h(backend, a, b, n)?;
+            // The h query has n - 1 points; the top coefficient of h is zero. A density
+            // with the first n - 1 bits set pairs them without downloading h.
+            let h_density: Density = (0..n).map(|i| i + 1 < n).collect();
+            let bases = params.g1_bases(backend, G1Query::H)?;
+            backend.msm_g1(&bases, 0, Scalars::Buffer(&h_buf), Some(&h_density))?
+        }
+        HMode::Streaming {
+            device_budget_bytes,
+        } => {
+            let plan = StreamingPlan::new(n, device_budget_bytes)?;
+            let pad = |mut v: Vec<Fr>, what| {
+                v.resize(n, Fr::ZERO);
+                HostVector::track(host_tracker, what, v)
+            };
+            let (a, b) = (pad(a, "a")?, pad(b, "b")?);
+            let h = compute_h_streaming(backend, a, b, &plan)?;
+            let bases = params.g1_bases(backend, G1Query::H)?;
+            msm_chunked_vartime(backend, &bases, &h[..n - 1], plan.chunk_len())?
+        }
     };
-    drop(h_buf);
 
     let inputs = cs.input_assignment();
     let aux = cs.aux_assignment();
@@ -161,8 +266,8 @@ where
                 Some(cs.a_aux_density()),
             )?
     };
-    let b_inputs_used = cs.b_input_density().count_ones();
     let b_g1 = {
+        let b_inputs_used = cs.b_input_density().count_ones();
         let bases = params.g1_bases(backend, G1Query::BG1)?;
         backend.msm_g1(&bases, 0, Scalars::Host(inputs), Some(cs.b_input_density()))?
             + backend.msm_g1(
@@ -172,19 +277,16 @@ where
                 Some(cs.b_aux_density()),
             )?
     };
-    let b_g2 = {
-        let bases = params.b_g2_bases(backend)?;
-        backend.msm_g2(&bases, 0, Scalars::Host(inputs), Some(cs.b_input_density()))?
-            + backend.msm_g2(
-                &bases,
-                b_inputs_used,
-                Scalars::Host(aux),
-                Some(cs.b_aux_density()),
-            )?
+    let b_g2 = match b_g2 {
+        Some(b_g2) => b_g2,
+        None => b_g2_msm(&cs, backend, &*params.b_g2_bases(backend)?)?,
     };
     let report = ProofReport {
         domain_size: n,
+        h_mode: config.h_mode,
         memory: tracker.report(),
+        host_peak_bytes: host_tracker.peak(MemoryKind::Host),
+        device_baseline_bytes,
     };
 
     // The blinding uses constant-time group operations: r and s are secret.

@@ -1,0 +1,548 @@
+//! Streaming H: the H computation for a partition whose vectors do not fit in device memory.
+//!
+//! The a and b evaluations stay on the host (tracked as [`MemoryKind::Host`]); the device
+//! holds at most a configured budget at once. Every transform is a four-step (Bailey) NTT
+//! over the host vector viewed as an `n1 x n2` row-major matrix (`n1 <= n2`): a *column
+//! pass* gathers a chunk of strided columns into a contiguous staging buffer, uploads it,
+//! runs [`ComputeBackend::segment_powers`] / [`ComputeBackend::transform_segments`] and
+//! scatters the result back; a *row pass* uploads a chunk of contiguous rows as they are.
+//!
+//! # Passes and orders
+//!
+//! A forward four-step from natural order ends in *transposed* order (position `k1 n2 + k2`
+//! holds index `k1 + n1 k2`), and the mirrored four-step (rows, twiddle, columns) takes
+//! transposed order back to natural. The twiddle of both is `omega^(row * column)` at matrix
+//! position `(row, column)`. So the prover's three transforms chain with no transpose:
+//!
+//! 1. columns: `c = a ∘ b` is formed on the device, then for a, b, c a column iNTT and the
+//!    twiddle `omega^-(i2 k1)` (coefficients left in transposed order after pass 2);
+//! 2. rows: row iNTT, the coset factor `g^(n1 k2)` (its `g^k1` half is folded into pass 3's
+//!    twiddle), row NTT;
+//! 3. columns: twiddle `(g omega^j2)^k1` and column NTT give the coset evaluations in
+//!    natural order; `h = (a b - c) / Z` pointwise; then the first half of the coset iNTT
+//!    (column iNTT and twiddle `(g^-1 omega^-i2)^j1`);
+//! 4. rows: row iNTT and `g^-(n1 j2)`; each row chunk is scattered into natural order (the
+//!    one transpose of the scheme, done while downloading) for the h MSM.
+//!
+//! # Residency
+//!
+//! Device: three chunk buffers of [`StreamingPlan::chunk_len`] scalars plus one segment (the
+//! temporary a backend's default segmented transform may use) — at most the budget.
+//! Host: a and b (two vectors), plus a third vector for c's intermediate from pass 1 to
+//! pass 3 and one chunk of staging. The third vector is not avoidable in this scheme: after
+//! pass 1 the a, b and c paths are three independent full vectors that pass 2 needs at once
+//! (c's transform cannot be formed from a's and b's transforms), so streaming holds
+//! **3 vectors + one chunk** on the host while its H runs; a waiting partition holds 2.
+
+use std::ops::{Deref, DerefMut, Range};
+
+use ff::{Field, PrimeField};
+use rayon::prelude::*;
+use sluice_backend::{
+    Allocation, BackendError, ComputeBackend, MemoryKind, MemoryTracker, NttOrder, Scalars,
+    Transform,
+};
+use sluice_field::{Fr, G1Projective};
+
+use crate::generator::omega;
+use crate::Groth16Error;
+
+const FR_BYTES: u64 = std::mem::size_of::<Fr>() as u64;
+const NN: NttOrder = NttOrder::NaturalToNatural;
+
+/// A vector of scalars in host memory, counted by a tracker as [`MemoryKind::Host`] (by its
+/// capacity, which is what it holds) for as long as it lives.
+pub struct HostVector {
+    data: Vec<Fr>,
+    _allocation: Allocation,
+}
+
+impl HostVector {
+    /// Starts counting `data` in `tracker`. Refused with [`BackendError::OutOfMemory`] (and
+    /// `data` dropped) when the tracker's host limit does not allow it.
+    pub fn track(tracker: &MemoryTracker, what: &str, data: Vec<Fr>) -> Result<Self, BackendError> {
+        let bytes = (data.capacity() as u64).saturating_mul(FR_BYTES);
+        let allocation = tracker.allocate(MemoryKind::Host, what, bytes)?;
+        Ok(HostVector {
+            data,
+            _allocation: allocation,
+        })
+    }
+
+    /// `len` zeros, counted before they are allocated.
+    pub fn zeroed(tracker: &MemoryTracker, what: &str, len: usize) -> Result<Self, BackendError> {
+        let allocation = tracker.allocate(
+            MemoryKind::Host,
+            what,
+            (len as u64).saturating_mul(FR_BYTES),
+        )?;
+        Ok(HostVector {
+            data: vec![Fr::ZERO; len],
+            _allocation: allocation,
+        })
+    }
+
+    /// The tracked bytes.
+    pub fn bytes(&self) -> u64 {
+        self._allocation.bytes()
+    }
+}
+
+impl Deref for HostVector {
+    type Target = [Fr];
+    fn deref(&self) -> &[Fr] {
+        &self.data
+    }
+}
+
+impl DerefMut for HostVector {
+    fn deref_mut(&mut self) -> &mut [Fr] {
+        &mut self.data
+    }
+}
+
+/// How a streaming H computation splits a domain of `n = n1 * n2` points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamingPlan {
+    log_n: u32,
+    log_n1: u32,
+    chunk_len: usize,
+}
+
+impl StreamingPlan {
+    /// The device buffers a plan holds at once: three chunks of a, b and c.
+    const BUFFERS: u64 = 3;
+
+    /// The plan for a domain of `n` points (a power of two, at least 2) whose device working
+    /// set stays within `device_budget_bytes`: the largest chunk (a power of two, whole rows
+    /// and whole columns) such that three chunks and one segment fit.
+    ///
+    /// Returns [`BackendError::OutOfMemory`] (device) when the budget cannot hold even the
+    /// smallest working set, naming the bytes that would be needed.
+    pub fn new(n: usize, device_budget_bytes: u64) -> Result<Self, Groth16Error> {
+        if !n.is_power_of_two() || n < 2 {
+            return Err(BackendError::InvalidInput(format!(
+                "streaming H needs a power-of-two domain of at least 2 points, got {n}"
+            ))
+            .into());
+        }
+        let log_n = n.trailing_zeros();
+        let log_n1 = log_n / 2;
+        let n2 = n >> log_n1;
+        let fits = |chunk: usize| {
+            (Self::BUFFERS * chunk as u64 + n2 as u64) * FR_BYTES <= device_budget_bytes
+        };
+        // The smallest chunk holding whole rows and whole columns is one row (n2 >= n1).
+        if !fits(n2) {
+            return Err(BackendError::OutOfMemory {
+                kind: MemoryKind::Device,
+                what: format!("streaming H working set for a 2^{log_n} domain"),
+                requested: (Self::BUFFERS + 1) * n2 as u64 * FR_BYTES,
+                available: device_budget_bytes,
+            }
+            .into());
+        }
+        let mut chunk_len = n2;
+        while chunk_len < n && fits(chunk_len * 2) {
+            chunk_len *= 2;
+        }
+        Ok(StreamingPlan {
+            log_n,
+            log_n1,
+            chunk_len,
+        })
+    }
+
+    /// The domain size n.
+    pub fn domain_size(&self) -> usize {
+        1 << self.log_n
+    }
+
+    /// Scalars per device chunk.
+    pub fn chunk_len(&self) -> usize {
+        self.chunk_len
+    }
+
+    /// Column length n1 (the number of rows).
+    pub fn column_len(&self) -> usize {
+        1 << self.log_n1
+    }
+
+    /// Row length n2 (the number of columns).
+    pub fn row_len(&self) -> usize {
+        1 << (self.log_n - self.log_n1)
+    }
+
+    /// The most device bytes the H computation holds at once (chunks and one segment).
+    pub fn device_bytes(&self) -> u64 {
+        (Self::BUFFERS * self.chunk_len as u64 + self.row_len() as u64) * FR_BYTES
+    }
+
+    /// Host bytes the H computation adds to the caller's a and b: c's intermediate and one
+    /// chunk of staging.
+    pub fn extra_host_bytes(&self) -> u64 {
+        (self.domain_size() + self.chunk_len) as u64 * FR_BYTES
+    }
+}
+
+/// `out[j * col_len + r] = x[r * row_len + c0 + j]` for `j < w`, `r < col_len`: columns
+/// `c0..c0 + w` of a row-major matrix, each made contiguous.
+fn gather_columns(x: &[Fr], row_len: usize, c0: usize, col_len: usize, out: &mut [Fr]) {
+    out.par_chunks_mut(col_len)
+        .enumerate()
+        .for_each(|(j, column)| {
+            for (r, v) in column.iter_mut().enumerate() {
+                *v = x[r * row_len + c0 + j];
+            }
+        });
+}
+
+/// The inverse of [`gather_columns`]: writes contiguous columns back to `c0..`.
+fn scatter_columns(x: &mut [Fr], row_len: usize, c0: usize, col_len: usize, inp: &[Fr]) {
+    let w = inp.len() / col_len;
+    x.par_chunks_mut(row_len)
+        .take(col_len)
+        .enumerate()
+        .for_each(|(r, row)| {
+            for (j, v) in row[c0..c0 + w].iter_mut().enumerate() {
+                *v = inp[j * col_len + r];
+            }
+        });
+}
+
+/// The streaming H computation's shape and host staging (one chunk).
+struct Streamer<'a, B: ComputeBackend> {
+    backend: &'a B,
+    n: usize,
+    n1: usize,
+    n2: usize,
+    chunk: usize,
+    staging: HostVector,
+}
+
+impl<B: ComputeBackend> Streamer<'_, B> {
+    /// First columns of each column chunk.
+    fn column_chunks(&self) -> impl Iterator<Item = usize> {
+        (0..self.n2).step_by(self.chunk / self.n1)
+    }
+
+    /// Element ranges of each row chunk (whole rows).
+    fn row_chunks(&self) -> impl Iterator<Item = Range<usize>> {
+        let chunk = self.chunk;
+        (0..self.n).step_by(chunk).map(move |s| s..s + chunk)
+    }
+
+    /// Uploads columns `c0..` of `x` into `dev`, each column one contiguous segment.
+    fn upload_columns(
+        &mut self,
+        x: &[Fr],
+        c0: usize,
+        dev: &mut B::FrBuffer,
+    ) -> Result<(), BackendError> {
+        gather_columns(x, self.n2, c0, self.n1, &mut self.staging);
+        self.backend.write_fr(dev, 0, &self.staging)
+    }
+
+    /// Downloads `dev` into columns `c0..` of `x`.
+    fn download_columns(
+        &mut self,
+        dev: &B::FrBuffer,
+        x: &mut [Fr],
+        c0: usize,
+    ) -> Result<(), BackendError> {
+        self.backend.read_fr(dev, 0, &mut self.staging)?;
+        scatter_columns(x, self.n2, c0, self.n1, &self.staging);
+        Ok(())
+    }
+}
+
+/// The coefficients of h = (a·b - c) / Z in natural order (n of them, the last zero), from
+/// the evaluations `a` and `b` (each exactly `plan.domain_size()` long, zero-padded), with
+/// `c = a ∘ b` formed on the device. The device holds at most
+/// [`plan.device_bytes()`](StreamingPlan::device_bytes) at once; see the module docs for
+/// the passes and the host residency. Consumes a and b; h is returned in b's memory.
+pub fn compute_h_streaming<B: ComputeBackend>(
+    backend: &B,
+    mut a: HostVector,
+    mut b: HostVector,
+    plan: &StreamingPlan,
+) -> Result<HostVector, Groth16Error> {
+    let n = plan.domain_size();
+    for (what, v) in [("streaming H: a", &a), ("streaming H: b", &b)] {
+        if v.len() != n {
+            return Err(BackendError::LengthMismatch {
+                what,
+                expected: n,
+                got: v.len(),
+            }
+            .into());
+        }
+    }
+    let tracker = backend.tracker();
+    let (n1, n2, chunk) = (plan.column_len(), plan.row_len(), plan.chunk_len());
+    let mut s = Streamer {
+        backend,
+        n,
+        n1,
+        n2,
+        chunk,
+        staging: HostVector::zeroed(tracker, "streaming H staging", chunk)?,
+    };
+    let w = omega(plan.log_n);
+    let w_inv = inverse(w, "the root of unity")?;
+    let g = Fr::MULTIPLICATIVE_GENERATOR;
+    let g_inv = inverse(g, "the coset generator")?;
+    let g_n1 = g.pow_vartime([n1 as u64]);
+    let g_inv_n1 = g_inv.pow_vartime([n1 as u64]);
+    // Z(x) = x^n - 1 is the constant g^n - 1 on the coset gH.
+    let z_inv = inverse(g.pow_vartime([n as u64]) - Fr::ONE, "Z on the coset")?;
+
+    let mut c = HostVector::zeroed(tracker, "streaming H: c intermediate", n)?;
+    let mut dev = [
+        backend.alloc_fr("streaming H: a chunk", chunk)?,
+        backend.alloc_fr("streaming H: b chunk", chunk)?,
+        backend.alloc_fr("streaming H: c chunk", chunk)?,
+    ];
+
+    // Pass 1 (columns): c = a ∘ b, then the column half of the iNTT for all three.
+    for c0 in s.column_chunks() {
+        let [da, db, dc] = &mut dev;
+        s.upload_columns(&a, c0, da)?;
+        backend.write_fr(dc, 0, &s.staging)?;
+        s.upload_columns(&b, c0, db)?;
+        backend.mul_assign(dc, db)?;
+        let base = w_inv.pow_vartime([c0 as u64]);
+        for d in dev.iter_mut() {
+            backend.transform_segments(d, n1, Transform::Intt, NN)?;
+            backend.segment_powers(d, n1, base, w_inv)?;
+        }
+        let [da, db, dc] = &dev;
+        s.download_columns(da, &mut a, c0)?;
+        s.download_columns(db, &mut b, c0)?;
+        s.download_columns(dc, &mut c, c0)?;
+    }
+
+    // Pass 2 (rows): row iNTT (coefficients, transposed), g^(n1 k2), row NTT.
+    for range in s.row_chunks() {
+        let hosts = [&mut a, &mut b, &mut c];
+        for (d, x) in dev.iter_mut().zip(&hosts) {
+            backend.write_fr(d, 0, &x[range.clone()])?;
+        }
+        for d in dev.iter_mut() {
+            backend.transform_segments(d, n2, Transform::Intt, NN)?;
+            backend.segment_powers(d, n2, g_n1, Fr::ONE)?;
+            backend.transform_segments(d, n2, Transform::Ntt, NN)?;
+        }
+        for (d, x) in dev.iter().zip(hosts) {
+            backend.read_fr(d, 0, &mut x[range.clone()])?;
+        }
+    }
+
+    // Pass 3 (columns): coset evaluations in natural order, h on the coset, and the column
+    // half of the coset iNTT; h goes back into a's memory.
+    for c0 in s.column_chunks() {
+        for (d, x) in dev.iter_mut().zip([&a, &b, &c]) {
+            s.upload_columns(x, c0, d)?;
+        }
+        let base = g * w.pow_vartime([c0 as u64]);
+        for d in dev.iter_mut() {
+            backend.segment_powers(d, n1, base, w)?;
+            backend.transform_segments(d, n1, Transform::Ntt, NN)?;
+        }
+        let [da, db, dc] = &mut dev;
+        backend.mul_assign(da, db)?;
+        backend.sub_assign(da, dc)?;
+        backend.scale(da, z_inv)?;
+        backend.transform_segments(da, n1, Transform::Intt, NN)?;
+        backend.segment_powers(da, n1, g_inv * w_inv.pow_vartime([c0 as u64]), w_inv)?;
+        s.download_columns(da, &mut a, c0)?;
+    }
+    drop(c);
+    let [mut dh, db, dc] = dev;
+    drop((db, dc));
+
+    // Pass 4 (rows): row iNTT and g^-(n1 j2); row j1 holds h[j1 + n1 j2], scattered into
+    // natural order in b's memory (b's contents are no longer needed).
+    for range in s.row_chunks() {
+        backend.write_fr(&mut dh, 0, &a[range.clone()])?;
+        backend.transform_segments(&mut dh, n2, Transform::Intt, NN)?;
+        backend.segment_powers(&mut dh, n2, g_inv_n1, Fr::ONE)?;
+        backend.read_fr(&dh, 0, &mut s.staging)?;
+        // Viewed as an n2 x n1 matrix, natural h has row j2 = h[j2 n1 ..], so row j1 of the
+        // transposed result is column j1 there.
+        scatter_columns(&mut b, n1, range.start / n2, n2, &s.staging);
+    }
+    Ok(b)
+}
+
+fn inverse(x: Fr, what: &'static str) -> Result<Fr, Groth16Error> {
+    Option::from(x.invert()).ok_or(Groth16Error::DegenerateSetup(what))
+}
+
+/// `sum_i h[i] * bases[i]` over the first `len` scalars of `h`, in MSMs of at most `chunk`
+/// scalars (over base ranges selected with `skip`), so a backend never holds more than one
+/// chunk of h.
+///
+/// # Security
+/// Variable time, as [`ComputeBackend::msm_g1`].
+pub fn msm_chunked_vartime<B: ComputeBackend>(
+    backend: &B,
+    bases: &B::G1Bases,
+    h: &[Fr],
+    chunk: usize,
+) -> Result<G1Projective, BackendError> {
+    let mut acc = G1Projective::identity();
+    for (k, part) in h.chunks(chunk.max(1)).enumerate() {
+        acc += backend.msm_g1(bases, k * chunk, Scalars::Host(part), None)?;
+    }
+    Ok(acc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+    use sluice_backend_cpu::CpuBackend;
+
+    /// h by definition, independent of any NTT: coefficients by the naive inverse DFT, and
+    /// h = the upper half of A·B (A·B - C = h (X^n - 1) with deg C < n); the lower half is
+    /// checked against C's coefficients on the way.
+    fn naive_h(a: &[Fr], b: &[Fr], seed: u64) -> Vec<Fr> {
+        let n = a.len();
+        let w_inv = omega(n.trailing_zeros()).invert().unwrap();
+        let pw: Vec<Fr> = (0..n).map(|k| w_inv.pow_vartime([k as u64])).collect();
+        let n_inv = Fr::from(n as u64).invert().unwrap();
+        let coeffs = |e: &[Fr]| -> Vec<Fr> {
+            (0..n)
+                .map(|j| (0..n).map(|i| e[i] * pw[(i * j) % n]).sum::<Fr>() * n_inv)
+                .collect()
+        };
+        let c: Vec<Fr> = a.iter().zip(b).map(|(x, y)| *x * y).collect();
+        let (alpha, beta, gamma) = (coeffs(a), coeffs(b), coeffs(&c));
+        let mut prod = vec![Fr::ZERO; 2 * n];
+        for (i, x) in alpha.iter().enumerate() {
+            for (j, y) in beta.iter().enumerate() {
+                prod[i + j] += *x * y;
+            }
+        }
+        let h = prod[n..].to_vec();
+        for j in 0..n {
+            assert_eq!(
+                prod[j] - gamma[j],
+                -h[j],
+                "reference, seed {seed}, n {n}, j {j}"
+            );
+        }
+        h
+    }
+
+    fn random(n: usize, rng: &mut ChaCha20Rng) -> Vec<Fr> {
+        (0..n).map(|_| Fr::random(&mut *rng)).collect()
+    }
+
+    #[test]
+    fn plan_fits_the_budget_and_refuses_too_small_ones() {
+        let n = 1 << 12; // 64 x 64
+        let plan = StreamingPlan::new(n, 1 << 30).unwrap();
+        assert_eq!(plan.chunk_len(), n, "a large budget streams in one chunk");
+        let budget = 20 * 64 * 32;
+        let plan = StreamingPlan::new(n, budget).unwrap();
+        assert_eq!((plan.column_len(), plan.row_len()), (64, 64));
+        assert_eq!(
+            plan.chunk_len(),
+            256,
+            "3 x 256 + 64 <= 1280 scalars < 3 x 512 + 64"
+        );
+        assert!(plan.device_bytes() <= budget);
+        match StreamingPlan::new(n, 4 * 64 * 32 - 1) {
+            Err(Groth16Error::Backend(BackendError::OutOfMemory { requested, .. })) => {
+                assert_eq!(requested, 4 * 64 * 32)
+            }
+            other => panic!("expected OutOfMemory, got {:?}", other.map(|_| ())),
+        }
+        assert!(
+            StreamingPlan::new(1 << 13, 4 * 128 * 32).is_ok(),
+            "n2 = 128 for 2^13"
+        );
+        assert!(StreamingPlan::new(12, 1 << 30).is_err());
+    }
+
+    #[test]
+    fn streaming_h_matches_the_definition_within_the_device_budget() {
+        let seed = 71;
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        for log_n in 1..=7u32 {
+            let n = 1usize << log_n;
+            let a = random(n, &mut rng);
+            let b = random(n, &mut rng);
+            let expected = naive_h(&a, &b, seed);
+            let n2 = n >> (log_n / 2);
+            // The smallest budget (one row per chunk), a middle one, and one chunk.
+            let least = 4 * n2 as u64 * 32;
+            for budget in [least, least.max((3 * n / 2 + n2) as u64 * 32), 1 << 20] {
+                let tracker = MemoryTracker::new(None, Some(budget));
+                let backend = CpuBackend::with_tracker(tracker.clone());
+                let plan = StreamingPlan::new(n, budget).unwrap();
+                let h = compute_h_streaming(
+                    &backend,
+                    HostVector::track(&tracker, "a", a.clone()).unwrap(),
+                    HostVector::track(&tracker, "b", b.clone()).unwrap(),
+                    &plan,
+                )
+                .unwrap();
+                assert_eq!(&h[..], &expected[..], "seed {seed}, n {n}, budget {budget}");
+                assert_eq!(h[n - 1], Fr::ZERO, "deg h <= n - 2");
+                let peak = tracker.peak(MemoryKind::Device);
+                assert!(
+                    peak <= budget && peak <= plan.device_bytes(),
+                    "seed {seed}, n {n}: device peak {peak} > budget {budget}"
+                );
+                // a, b, c's intermediate and one chunk of staging.
+                let host = tracker.peak(MemoryKind::Host);
+                assert_eq!(host, (3 * n + plan.chunk_len()) as u64 * 32, "n {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn wrong_lengths_are_errors() {
+        let tracker = MemoryTracker::default();
+        let backend = CpuBackend::with_tracker(tracker.clone());
+        let plan = StreamingPlan::new(8, 1 << 20).unwrap();
+        let short = HostVector::zeroed(&tracker, "a", 7).unwrap();
+        let b = HostVector::zeroed(&tracker, "b", 8).unwrap();
+        assert!(matches!(
+            compute_h_streaming(&backend, short, b, &plan),
+            Err(Groth16Error::Backend(BackendError::LengthMismatch {
+                expected: 8,
+                got: 7,
+                ..
+            }))
+        ));
+    }
+
+    #[test]
+    fn chunked_msm_equals_one_msm() {
+        let seed = 72;
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let backend = CpuBackend::new();
+        let points: Vec<_> = (0..37)
+            .map(|_| (G1Projective::generator() * Fr::random(&mut rng)).to_affine())
+            .collect();
+        let bases = backend.upload_g1_bases("h", &points).unwrap();
+        let h = random(37, &mut rng);
+        let naive: G1Projective = points
+            .iter()
+            .zip(&h)
+            .map(|(p, s)| G1Projective::from(*p) * s)
+            .sum();
+        for chunk in [1, 5, 16, 37, 64] {
+            assert_eq!(
+                msm_chunked_vartime(&backend, &bases, &h, chunk).unwrap(),
+                naive,
+                "seed {seed}, chunk {chunk}"
+            );
+        }
+    }
+}
