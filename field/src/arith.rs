@@ -46,6 +46,29 @@ pub(crate) fn sub_if_ge<const N: usize>(a: [u64; N], m: &[u64; N]) -> [u64; N] {
     out
 }
 
+/// Plain `a + b` over any number of limbs; returns (sum, carry out).
+#[inline(always)]
+pub(crate) fn add_raw<const L: usize>(a: &[u64; L], b: &[u64; L]) -> ([u64; L], u64) {
+    let mut s = [0u64; L];
+    let mut carry = 0;
+    for i in 0..L {
+        (s[i], carry) = adc(a[i], b[i], carry);
+    }
+    (s, carry)
+}
+
+/// Plain `a - b` over any number of limbs, wrapping; returns (difference, borrow mask:
+/// `u64::MAX` if `a < b`, else 0).
+#[inline(always)]
+pub(crate) fn sub_raw<const L: usize>(a: &[u64; L], b: &[u64; L]) -> ([u64; L], u64) {
+    let mut d = [0u64; L];
+    let mut borrow = 0;
+    for i in 0..L {
+        (d[i], borrow) = sbb(a[i], b[i], borrow);
+    }
+    (d, borrow)
+}
+
 /// Modular addition of reduced inputs. Needs the modulus' top bit clear (2m < 2^(64N)).
 #[inline(always)]
 pub(crate) fn add_mod<const N: usize>(a: &[u64; N], b: &[u64; N], m: &[u64; N]) -> [u64; N] {
@@ -131,6 +154,12 @@ pub(crate) trait Mont {
     fn mont_mul(a: &Self, b: &Self, m: &Self, inv: u64) -> Self;
     /// See [`mont_sqr`].
     fn mont_sqr(a: &Self, m: &Self, inv: u64) -> Self;
+    /// The double-width type holding a full product.
+    type Wide;
+    /// The full product `a * b` (schoolbook, no reduction).
+    fn mul_wide(a: &Self, b: &Self) -> Self::Wide;
+    /// Montgomery reduction `t / 2^(64N) mod m` of `t < m * 2^(64N)`; output `< m`.
+    fn redc(t: Self::Wide, m: &Self, inv: u64) -> Self;
 }
 
 /// Repeats `$body` with `$v` bound to each listed constant (a compile-time unrolled loop).
@@ -185,8 +214,28 @@ macro_rules! impl_mont {
                     r[2 * i] = lo;
                     (r[2 * i + 1], carry) = adc(r[2 * i + 1], hi, 0);
                 }
-                // Montgomery reduction one limb at a time; `carry2` rides along the upper half
-                // (it ends at 0: the result is below 2m < 2^(64N)).
+                Self::redc(r, m, inv)
+            }
+
+            type Wide = [u64; 2 * $n];
+
+            #[inline(always)]
+            fn mul_wide(a: &Self, b: &Self) -> Self::Wide {
+                let mut r = [0u64; 2 * $n];
+                unroll!($rows, |i| {
+                    let mut carry = 0;
+                    for j in 0..$n {
+                        (r[i + j], carry) = mac(r[i + j], a[i], b[j], carry);
+                    }
+                    r[i + $n] = carry;
+                });
+                r
+            }
+
+            #[inline(always)]
+            fn redc(mut r: Self::Wide, m: &Self, inv: u64) -> Self {
+                // One limb at a time; `carry2` rides along the upper half (it ends at 0: the
+                // result is below 2m < 2^(64N)).
                 let mut carry2 = 0;
                 unroll!($rows, |i| {
                     let k = r[i].wrapping_mul(inv);

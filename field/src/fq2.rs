@@ -111,15 +111,28 @@ impl Fq2 {
         }
     }
 
-    /// Karatsuba: three Fq multiplications.
+    /// Karatsuba with lazy reduction (as blst does): three double-width products and only
+    /// two Montgomery reductions, one per output coefficient.
     #[inline]
     fn mul_impl(&self, rhs: &Self) -> Self {
-        let aa = self.c0 * rhs.c0;
-        let bb = self.c1 * rhs.c1;
-        let s = (self.c0 + self.c1) * (rhs.c0 + rhs.c1);
+        use crate::arith::{adc, add_raw, sub_raw, Mont};
+        let m = &Fq::MODULUS_LIMBS;
+        let (a0, a1, b0, b1) = (&self.c0.0, &self.c1.0, &rhs.c0.0, &rhs.c1.0);
+        let aa = Mont::mul_wide(a0, b0);
+        let bb = Mont::mul_wide(a1, b1);
+        // Unreduced sums (< 2p < 2^382: no carry out), product < 4p^2 < p * 2^384.
+        let cc = Mont::mul_wide(&add_raw(a0, a1).0, &add_raw(b0, b1).0);
+        // c1 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1 = a0 b1 + a1 b0 >= 0.
+        let c1 = sub_raw(&sub_raw(&cc, &aa).0, &bb).0;
+        // c0 = a0 b0 - a1 b1, plus p * 2^384 if negative (masked): then 0 <= c0 < p * 2^384.
+        let (mut c0, borrow) = sub_raw(&aa, &bb);
+        let mut carry = 0;
+        for j in 0..6 {
+            (c0[6 + j], carry) = adc(c0[6 + j], m[j] & borrow, carry);
+        }
         Self {
-            c0: aa - bb,
-            c1: s - aa - bb,
+            c0: Fq(Mont::redc(c0, m, Fq::INV)),
+            c1: Fq(Mont::redc(c1, m, Fq::INV)),
         }
     }
 }
