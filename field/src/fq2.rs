@@ -179,15 +179,22 @@ impl Field for Fq2 {
         }
     }
 
-    /// `(c0 + c1)(c0 - c1) + 2 c0 c1 u`: two Fq multiplications.
+    /// `(c0 + c1)(c0 - c1) + 2 c0 c1 u`: two double-width products, two reductions, with
+    /// the operands left unreduced (`c0 - c1` taken as `c0 + p - c1`, in `(0, 2p)`).
     #[inline]
     fn square(&self) -> Self {
-        let a = self.c0 + self.c1;
-        let b = self.c0 - self.c1;
-        let c = self.c0 * self.c1;
+        use crate::arith::{add_raw, sub_raw, Mont};
+        let m = &Fq::MODULUS_LIMBS;
+        let (a0, a1) = (&self.c0.0, &self.c1.0);
+        let sum = add_raw(a0, a1).0;
+        let diff = sub_raw(&add_raw(a0, m).0, a1).0;
+        // Both products are below 4p^2 < p * 2^384, as redc requires.
+        let c0 = Mont::mul_wide(&sum, &diff);
+        let prod = Mont::mul_wide(a0, a1);
+        let c1 = add_raw(&prod, &prod).0;
         Self {
-            c0: a * b,
-            c1: c.double(),
+            c0: Fq(Mont::redc(c0, m, Fq::INV)),
+            c1: Fq(Mont::redc(c1, m, Fq::INV)),
         }
     }
 
