@@ -243,7 +243,7 @@ where
                 HostVector::track(host_tracker, what, v)
             };
             let (a, b) = (pad(a, "a")?, pad(b, "b")?);
-            let h = compute_h_streaming(backend, a, b, &plan)?;
+            let h = compute_h_streaming(backend, host_tracker, a, b, &plan)?;
             let bases = params.g1_bases(backend, G1Query::H)?;
             msm_chunked_vartime(backend, &bases, &h[..n - 1], plan.chunk_len())?
         }

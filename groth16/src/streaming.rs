@@ -260,9 +260,11 @@ impl<B: ComputeBackend> Streamer<'_, B> {
 /// the evaluations `a` and `b` (each exactly `plan.domain_size()` long, zero-padded), with
 /// `c = a ∘ b` formed on the device. The device holds at most
 /// [`plan.device_bytes()`](StreamingPlan::device_bytes) at once; see the module docs for
-/// the passes and the host residency. Consumes a and b; h is returned in b's memory.
+/// the passes and the host residency. Consumes a and b; h is returned in b's memory. The
+/// host intermediates are counted in `host` (as [`MemoryKind::Host`]).
 pub fn compute_h_streaming<B: ComputeBackend>(
     backend: &B,
+    host: &MemoryTracker,
     mut a: HostVector,
     mut b: HostVector,
     plan: &StreamingPlan,
@@ -278,7 +280,6 @@ pub fn compute_h_streaming<B: ComputeBackend>(
             .into());
         }
     }
-    let tracker = backend.tracker();
     let (n1, n2, chunk) = (plan.column_len(), plan.row_len(), plan.chunk_len());
     let mut s = Streamer {
         backend,
@@ -286,7 +287,7 @@ pub fn compute_h_streaming<B: ComputeBackend>(
         n1,
         n2,
         chunk,
-        staging: HostVector::zeroed(tracker, "streaming H staging", chunk)?,
+        staging: HostVector::zeroed(host, "streaming H staging", chunk)?,
     };
     let w = omega(plan.log_n);
     let w_inv = inverse(w, "the root of unity")?;
@@ -297,7 +298,7 @@ pub fn compute_h_streaming<B: ComputeBackend>(
     // Z(x) = x^n - 1 is the constant g^n - 1 on the coset gH.
     let z_inv = inverse(g.pow_vartime([n as u64]) - Fr::ONE, "Z on the coset")?;
 
-    let mut c = HostVector::zeroed(tracker, "streaming H: c intermediate", n)?;
+    let mut c = HostVector::zeroed(host, "streaming H: c intermediate", n)?;
     let mut dev = [
         backend.alloc_fr("streaming H: a chunk", chunk)?,
         backend.alloc_fr("streaming H: b chunk", chunk)?,
@@ -486,6 +487,7 @@ mod tests {
                 let plan = StreamingPlan::new(n, budget).unwrap();
                 let h = compute_h_streaming(
                     &backend,
+                    &tracker,
                     HostVector::track(&tracker, "a", a.clone()).unwrap(),
                     HostVector::track(&tracker, "b", b.clone()).unwrap(),
                     &plan,
@@ -506,6 +508,37 @@ mod tests {
     }
 
     #[test]
+    fn streaming_h_equals_the_in_memory_h() {
+        let seed = 73;
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let backend = CpuBackend::new();
+        let tracker = backend.tracker();
+        for log_n in 8..=12u32 {
+            let n = 1usize << log_n;
+            // Evaluations of a shorter circuit (zero-padded by the prover), as synthesis
+            // leaves them.
+            let a = random(n - 3, &mut rng);
+            let b = random(n - 3, &mut rng);
+            let in_memory = crate::prover::compute_h(
+                &backend,
+                HostVector::track(tracker, "a", a.clone()).unwrap(),
+                HostVector::track(tracker, "b", b.clone()).unwrap(),
+                n,
+            )
+            .unwrap();
+            let pad = |mut v: Vec<Fr>| {
+                v.resize(n, Fr::ZERO);
+                HostVector::track(tracker, "v", v).unwrap()
+            };
+            let n2 = n >> (log_n / 2);
+            let plan = StreamingPlan::new(n, (3 * n / 8 + n2) as u64 * 32).unwrap();
+            assert!(plan.chunk_len() < n / 4, "several chunks per pass");
+            let streamed = compute_h_streaming(&backend, tracker, pad(a), pad(b), &plan).unwrap();
+            assert_eq!(&streamed[..], in_memory.as_slice(), "seed {seed}, n {n}");
+        }
+    }
+
+    #[test]
     fn wrong_lengths_are_errors() {
         let tracker = MemoryTracker::default();
         let backend = CpuBackend::with_tracker(tracker.clone());
@@ -513,7 +546,7 @@ mod tests {
         let short = HostVector::zeroed(&tracker, "a", 7).unwrap();
         let b = HostVector::zeroed(&tracker, "b", 8).unwrap();
         assert!(matches!(
-            compute_h_streaming(&backend, short, b, &plan),
+            compute_h_streaming(&backend, &tracker, short, b, &plan),
             Err(Groth16Error::Backend(BackendError::LengthMismatch {
                 expected: 8,
                 got: 7,

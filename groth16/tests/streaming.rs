@@ -1,0 +1,125 @@
+//! Streaming-mode proofs end to end: they verify, equal the in-memory proofs with the same
+//! blinding, and stay within their residency bounds as the trackers measure them.
+
+#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+
+use ff::Field;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use sluice_backend::{ComputeBackend, MemoryKind, MemoryTracker};
+use sluice_backend_cpu::CpuBackend;
+use sluice_field::Fr;
+use sluice_groth16::demo::MimcLike;
+use sluice_groth16::*;
+
+#[test]
+fn streaming_proofs_verify_equal_in_memory_ones_and_respect_residency_bounds() {
+    let seed = 91;
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    for log_n in [8u32, 10, 12] {
+        let n = 1usize << log_n;
+        let vector = n as u64 * 32;
+        let params =
+            generate_random_parameters(MimcLike::<Fr>::filling_domain(log_n, None), &mut rng)
+                .unwrap();
+        let pvk = prepare_verifying_key(&params.vk);
+        let x = Fr::random(&mut rng);
+        let circuit = MimcLike::filling_domain(log_n, Some(x));
+        let inputs = MimcLike::public_inputs(x, circuit.rounds);
+        let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
+
+        // The device limit is the parameters plus the streaming budget: any allocation
+        // beyond the budget would fail the proof.
+        let budget = vector / 2;
+        let tracker = MemoryTracker::default();
+        let backend = CpuBackend::with_tracker(tracker.clone());
+        let resident = ResidentParameters::upload(&params, &backend).unwrap();
+        let params_bytes = tracker.current(MemoryKind::Device);
+        tracker.set_limit(MemoryKind::Device, Some(params_bytes + budget));
+
+        let prove = |h_mode| {
+            let cs = ProvingAssignment::synthesize(circuit.clone()).unwrap();
+            let config = ProverConfig {
+                h_mode,
+                host_tracker: Some(MemoryTracker::default()),
+            };
+            prove_assignment_with(cs, &resident, r, s, &backend, &config, None).unwrap()
+        };
+        let streaming = HMode::Streaming {
+            device_budget_bytes: budget,
+        };
+        let (p_stream, report) = prove(streaming);
+        assert!(
+            verify_proof(&pvk, &p_stream, &inputs).unwrap(),
+            "seed {seed}, 2^{log_n}"
+        );
+        assert_eq!(report.h_mode, streaming);
+        assert_eq!(report.device_baseline_bytes, params_bytes);
+        let own_device = report.memory.device_peak - report.device_baseline_bytes;
+        assert!(
+            own_device <= budget,
+            "seed {seed}, 2^{log_n}: streaming device peak {own_device} > budget {budget}"
+        );
+        // a, b, c's intermediate and one chunk of staging.
+        let plan = StreamingPlan::new(n, budget).unwrap();
+        assert_eq!(
+            report.host_peak_bytes,
+            3 * vector + plan.chunk_len() as u64 * 32,
+            "seed {seed}, 2^{log_n}"
+        );
+
+        tracker.set_limit(MemoryKind::Device, None);
+        let (p_mem, report) = prove(HMode::InMemory);
+        assert_eq!(
+            p_mem, p_stream,
+            "same r, s: the same proof, seed {seed}, 2^{log_n}"
+        );
+        // A waiting partition holds a and b; each is freed once uploaded.
+        assert!(
+            report.host_peak_vectors() <= 2.0,
+            "seed {seed}, 2^{log_n}: {report:?}"
+        );
+        assert!(report.device_working_set_vectors() >= 3.0, "{report:?}");
+    }
+}
+
+#[test]
+fn a_synthesized_partition_holds_two_vectors_and_its_witness() {
+    let log_n = 10;
+    let cs = ProvingAssignment::synthesize(MimcLike::filling_domain(log_n, Some(Fr::ONE))).unwrap();
+    let n = 1u64 << log_n;
+    let witness = (cs.input_assignment().len().next_power_of_two().max(4)
+        + cs.aux_assignment().len().next_power_of_two()) as u64
+        * 32;
+    let bytes = cs.host_bytes();
+    assert!(
+        bytes >= 2 * n * 32 + witness && bytes <= 2 * n * 32 + witness + 1024,
+        "{bytes}"
+    );
+}
+
+#[test]
+fn a_budget_below_one_row_is_refused_before_any_work() {
+    let mut rng = ChaCha20Rng::seed_from_u64(92);
+    let params =
+        generate_random_parameters(MimcLike::<Fr>::filling_domain(8, None), &mut rng).unwrap();
+    let backend = CpuBackend::new();
+    let cs = ProvingAssignment::synthesize(MimcLike::filling_domain(8, Some(Fr::ONE))).unwrap();
+    let config = ProverConfig {
+        h_mode: HMode::Streaming {
+            device_budget_bytes: 100,
+        },
+        host_tracker: None,
+    };
+    let r = prove_assignment_with(cs, &params, Fr::ONE, Fr::ONE, &backend, &config, None);
+    assert!(matches!(
+        r,
+        Err(Groth16Error::Backend(
+            sluice_backend::BackendError::OutOfMemory {
+                kind: MemoryKind::Device,
+                ..
+            }
+        ))
+    ));
+    assert_eq!(backend.tracker().current(MemoryKind::Device), 0);
+}
