@@ -1,0 +1,193 @@
+//! Residency and pipeline benchmark: per domain size, an in-memory and a streaming proof of
+//! the same partition (same r, s: the proofs must be identical) with their time and tracked
+//! host/device peaks in full vectors; then pipeline throughput with 1, 2 and 4 workers.
+//!
+//! ```text
+//! cargo run --release -p sluice-pipeline --bin residency -- [--sizes 16,18,20]
+//!     [--budget-bytes B | --budget-vectors F] [--partitions N] [--pipeline-log L]
+//! ```
+//!
+//! Generic over the backend ([`run_sizes`], [`run_pipeline`]); this binary builds the CPU
+//! backend. A GPU run passes another backend's constructor to the same functions.
+//! Benchmark parameters (random points) are used: proofs take real time but do not verify.
+
+use std::time::{Duration, Instant};
+
+use ff::Field;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use sluice_backend::{ComputeBackend, MemoryKind, MemoryTracker};
+use sluice_backend_cpu::CpuBackend;
+use sluice_field::Fr;
+use sluice_groth16::demo::MimcLike;
+use sluice_groth16::{
+    generate_benchmark_parameters, prove_assignment_with, CircuitShape, HMode, Parameters,
+    ProofReport, ProverConfig, ProvingAssignment, ResidentParameters,
+};
+use sluice_pipeline::{HModeChoice, Pipeline, PipelineConfig};
+
+/// The streaming device budget: absolute, or in vectors of the domain.
+#[derive(Clone, Copy)]
+enum Budget {
+    Bytes(u64),
+    Vectors(f64),
+}
+
+struct Options {
+    sizes: Vec<u32>,
+    budget: Budget,
+    partitions: usize,
+    pipeline_log: u32,
+}
+
+fn parse() -> Result<Options, String> {
+    let mut o = Options {
+        sizes: vec![16, 18, 20],
+        budget: Budget::Vectors(1.0),
+        partitions: 8,
+        pipeline_log: 16,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or(format!("{flag} needs a value"))?;
+        let bad = |e: &dyn std::fmt::Display| format!("{flag} {value}: {e}");
+        match flag.as_str() {
+            "--sizes" => {
+                o.sizes = value
+                    .split(',')
+                    .map(|s| s.parse().map_err(|e| bad(&e)))
+                    .collect::<Result<_, _>>()?
+            }
+            "--budget-bytes" => o.budget = Budget::Bytes(value.parse().map_err(|e| bad(&e))?),
+            "--budget-vectors" => o.budget = Budget::Vectors(value.parse().map_err(|e| bad(&e))?),
+            "--partitions" => o.partitions = value.parse().map_err(|e| bad(&e))?,
+            "--pipeline-log" => o.pipeline_log = value.parse().map_err(|e| bad(&e))?,
+            _ => return Err(format!("unknown flag {flag}")),
+        }
+    }
+    Ok(o)
+}
+
+fn parameters(log: u32, rng: &mut ChaCha20Rng) -> Result<Parameters, String> {
+    let cs = ProvingAssignment::synthesize(MimcLike::filling_domain(log, Some(Fr::ONE)))
+        .map_err(|e| e.to_string())?;
+    generate_benchmark_parameters(&CircuitShape::of(&cs), rng).map_err(|e| e.to_string())
+}
+
+/// Proves one partition in `mode`; the proof's bytes, its time and its report.
+fn prove_one<B: ComputeBackend>(
+    backend: &B,
+    params: &ResidentParameters<B>,
+    log: u32,
+    mode: HMode,
+    (r, s): (Fr, Fr),
+) -> Result<([u8; 192], Duration, ProofReport), String> {
+    let cs = ProvingAssignment::synthesize(MimcLike::filling_domain(log, Some(Fr::from(5u64))))
+        .map_err(|e| e.to_string())?;
+    let config = ProverConfig {
+        h_mode: mode,
+        host_tracker: Some(MemoryTracker::default()),
+    };
+    let t = Instant::now();
+    let (proof, report) = prove_assignment_with(cs, params, r, s, backend, &config, None)
+        .map_err(|e| e.to_string())?;
+    Ok((proof.to_bytes(), t.elapsed(), report))
+}
+
+/// In-memory vs streaming at each size; prints one table row per mode.
+fn run_sizes<B: ComputeBackend>(
+    make: impl Fn(MemoryTracker) -> B,
+    o: &Options,
+) -> Result<(), String> {
+    println!("| log n | mode | budget (vectors) | prove (s) | streaming / in-memory | host peak (vectors) | device working set (vectors) |");
+    println!("|---|---|---|---|---|---|---|");
+    let mut rng = ChaCha20Rng::seed_from_u64(2026);
+    for &log in &o.sizes {
+        let n = 1u64 << log;
+        let params = parameters(log, &mut rng)?;
+        let backend = make(MemoryTracker::default());
+        let resident = ResidentParameters::upload(&params, &backend).map_err(|e| e.to_string())?;
+        let rs = (Fr::random(&mut rng), Fr::random(&mut rng));
+        let budget = match o.budget {
+            Budget::Bytes(b) => b,
+            Budget::Vectors(v) => (v * (n * 32) as f64) as u64,
+        };
+        let (p_mem, t_mem, r_mem) = prove_one(&backend, &resident, log, HMode::InMemory, rs)?;
+        let streaming = HMode::Streaming {
+            device_budget_bytes: budget,
+        };
+        let (p_str, t_str, r_str) = prove_one(&backend, &resident, log, streaming, rs)?;
+        if p_mem != p_str {
+            return Err(format!("2^{log}: streaming and in-memory proofs differ"));
+        }
+        for (mode, t, r) in [("in-memory", t_mem, r_mem), ("streaming", t_str, r_str)] {
+            let b = match r.h_mode {
+                HMode::Streaming { .. } => format!("{:.2}", budget as f64 / (n * 32) as f64),
+                HMode::InMemory => "-".into(),
+            };
+            println!(
+                "| {log} | {mode} | {b} | {:.3} | {:.2} | {:.2} | {:.2} |",
+                t.as_secs_f64(),
+                t.as_secs_f64() / t_mem.as_secs_f64(),
+                r.host_peak_vectors(),
+                r.device_working_set_vectors(),
+            );
+        }
+        let _ = backend.tracker().current(MemoryKind::Device);
+    }
+    Ok(())
+}
+
+/// Pipeline throughput with 1, 2 and 4 workers on one device.
+fn run_pipeline<B: ComputeBackend + 'static>(
+    make: impl Fn(MemoryTracker) -> B,
+    o: &Options,
+) -> Result<(), String> {
+    let log = o.pipeline_log;
+    let mut rng = ChaCha20Rng::seed_from_u64(2027);
+    let params = parameters(log, &mut rng)?;
+    println!();
+    println!("| log n | partitions | workers asked | workers admitted | wall (s) | s / partition | device busy |");
+    println!("|---|---|---|---|---|---|---|");
+    for workers in [1, 2, 4] {
+        let config = PipelineConfig {
+            workers,
+            host_budget_bytes: Some(8 << 30),
+            device_budget_bytes: Some(8 << 30),
+            h_mode: HModeChoice::InMemory,
+            ..PipelineConfig::default()
+        };
+        let pipeline = Pipeline::new(&params, vec![make(MemoryTracker::default())], &config)
+            .map_err(|e| e.to_string())?;
+        let circuits: Vec<_> = (0..o.partitions)
+            .map(|i| MimcLike::filling_domain(log, Some(Fr::from(i as u64))))
+            .collect();
+        let t = Instant::now();
+        let handle = pipeline
+            .submit(circuits, &mut rng)
+            .map_err(|e| e.to_string())?;
+        handle.wait().map_err(|e| e.to_string())?;
+        let wall = t.elapsed().as_secs_f64();
+        let stats = pipeline.stats();
+        let busy = stats.device_busy[0].as_secs_f64() / wall;
+        println!(
+            "| {log} | {} | {workers} | {} | {wall:.2} | {:.3} | {:.0}% |",
+            o.partitions,
+            pipeline.plan().workers,
+            wall / o.partitions as f64,
+            busy * 100.0
+        );
+    }
+    Ok(())
+}
+
+fn main() {
+    let result = parse().and_then(|o| {
+        run_sizes(CpuBackend::with_tracker, &o)?;
+        run_pipeline(CpuBackend::with_tracker, &o)
+    });
+    if let Err(e) = result {
+        eprintln!("residency: {e}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,84 @@
+//! The typed pipeline configuration and the machine defaults it falls back to.
+
+use crate::HModeChoice;
+
+/// How the pipeline runs. Budgets left `None` come from the machine when the pipeline is
+/// built: the host budget from `MemAvailable` in `/proc/meminfo`, each device budget from
+/// the backend's [`memory_info`](sluice_backend::ComputeBackend::memory_info) (free bytes
+/// where the driver tells, total otherwise), both less [`PipelineConfig::headroom_percent`].
+///
+/// For the CPU backend "device" memory is host RAM too: give explicit budgets that split
+/// the machine between the two.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipelineConfig {
+    /// Partition workers asked for: partitions held at once (synthesizing, waiting or in
+    /// device work), and the synthesis threads. Clamped to what the host budget holds.
+    pub workers: usize,
+    /// Host bytes partitions (and fixed host data such as CPU-side b_g2 bases) may hold.
+    pub host_budget_bytes: Option<u64>,
+    /// Device bytes, per device, the parameters and one partition's work may hold.
+    pub device_budget_bytes: Option<u64>,
+    /// Percent of the machine's figures left unbudgeted (for everything else the process
+    /// and the machine hold) when a budget is taken from the machine.
+    pub headroom_percent: u8,
+    /// How H runs.
+    pub h_mode: HModeChoice,
+    /// Compute the b_g2 MSM on the CPU right after synthesis (overlapped with device work)
+    /// instead of on the device. The CPU copy of the b_g2 bases is fixed host memory.
+    pub b_g2_on_cpu: bool,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        PipelineConfig {
+            workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            host_budget_bytes: None,
+            device_budget_bytes: None,
+            headroom_percent: 10,
+            h_mode: HModeChoice::Auto,
+            b_g2_on_cpu: true,
+        }
+    }
+}
+
+impl PipelineConfig {
+    /// `bytes` less the headroom.
+    pub(crate) fn less_headroom(&self, bytes: u64) -> u64 {
+        bytes / 100 * u64::from(100 - self.headroom_percent.min(100))
+    }
+}
+
+/// `MemAvailable` from `/proc/meminfo`, in bytes; `None` where it cannot be read.
+pub fn machine_host_available_bytes() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    parse_mem_available(&info)
+}
+
+fn parse_mem_available(info: &str) -> Option<u64> {
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_mem_available() {
+        let info = "MemTotal:       24000000 kB\nMemFree:  100 kB\nMemAvailable:   20000000 kB\n";
+        assert_eq!(parse_mem_available(info), Some(20_000_000 * 1024));
+        assert_eq!(parse_mem_available("MemTotal: 5 kB\n"), None);
+        assert_eq!(parse_mem_available("MemAvailable: lots kB\n"), None);
+        if std::path::Path::new("/proc/meminfo").exists() {
+            assert!(machine_host_available_bytes().is_some_and(|b| b > 0));
+        }
+    }
+
+    #[test]
+    fn headroom() {
+        let c = PipelineConfig::default();
+        assert_eq!(c.less_headroom(1000), 900);
+        assert!(c.workers >= 1);
+    }
+}

@@ -1,0 +1,576 @@
+//! The pipeline's threads: synthesis workers, one device worker per backend, and the
+//! per-proof bookkeeping that makes every partition end as proved, failed, or cancelled.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use ff::Field;
+use rand_core::RngCore;
+use sluice_backend::{Allocation, ComputeBackend, MemoryKind, MemoryTracker};
+use sluice_backend_cpu::{CpuBackend, CpuBases};
+use sluice_field::{Fr, G2Affine, G2Projective};
+use sluice_groth16::{
+    b_g2_msm, prove_assignment_with, Circuit, Groth16Error, HostParameters, Proof, ProofReport,
+    ProverConfig, ProvingAssignment, ResidentParameters, VerifyingKey,
+};
+
+use crate::planner::{MemoryPlan, PartitionFootprint, PlanInput};
+use crate::{machine_host_available_bytes, PipelineConfig, PipelineError};
+
+/// Locks, recovering from poisoning: every critical section here leaves consistent state.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A host budget partitions reserve from before their synthesis starts; a reservation
+/// that does not fit waits until another partition releases its bytes.
+struct Budget {
+    tracker: MemoryTracker,
+    lock: Mutex<()>,
+    freed: Condvar,
+}
+
+/// Bytes reserved in a [`Budget`], released (and waiters woken) on drop.
+struct Reservation {
+    allocation: Option<Allocation>,
+    budget: Arc<Budget>,
+}
+
+impl Budget {
+    fn reserve(self: &Arc<Self>, what: &str, bytes: u64) -> Reservation {
+        let mut guard = lock(&self.lock);
+        loop {
+            // The planner made one partition fit the limit, so this ends once others
+            // release their bytes; the timeout only bounds a missed wake-up.
+            if let Ok(a) = self.tracker.allocate(MemoryKind::Host, what, bytes) {
+                return Reservation {
+                    allocation: Some(a),
+                    budget: Arc::clone(self),
+                };
+            }
+            guard = self
+                .freed
+                .wait_timeout(guard, Duration::from_millis(100))
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let _guard = lock(&self.budget.lock);
+        self.allocation.take();
+        self.budget.freed.notify_all();
+    }
+}
+
+/// What one partition held and took, as its proof measured it.
+#[derive(Clone, Copy, Debug)]
+pub struct PartitionReport {
+    /// The prover's report: the partition's own host peak (a, b and streaming
+    /// intermediates, in a tracker of its own) and the device tracker's figures.
+    pub proof: ProofReport,
+    /// Host bytes of the synthesized partition (a, b, witness) while it waited.
+    pub held_host_bytes: u64,
+    /// Time from the start of synthesis to the end of device work.
+    pub latency: Duration,
+}
+
+struct ProofInner {
+    proofs: Vec<Option<Proof>>,
+    reports: Vec<Option<PartitionReport>>,
+    remaining: usize,
+    error: Option<PipelineError>,
+}
+
+/// One submitted proof's partitions as they complete.
+struct ProofState {
+    inner: Mutex<ProofInner>,
+    done: Condvar,
+}
+
+impl ProofState {
+    fn failed(&self) -> bool {
+        lock(&self.inner).error.is_some()
+    }
+
+    /// Records partition `index`'s outcome; the first failure fails the proof.
+    fn finish(&self, index: usize, outcome: Result<(Proof, PartitionReport), PipelineError>) {
+        let mut inner = lock(&self.inner);
+        match outcome {
+            Ok((proof, report)) => {
+                inner.proofs[index] = Some(proof);
+                inner.reports[index] = Some(report);
+            }
+            Err(e) => {
+                log::error!("{e}");
+                inner.error.get_or_insert(e);
+            }
+        }
+        inner.remaining -= 1;
+        if inner.remaining == 0 {
+            self.done.notify_all();
+        }
+    }
+
+    /// Accounts for a partition not run because its proof already failed.
+    fn cancel(&self, index: usize) {
+        log::info!("partition {index} cancelled: its proof already failed");
+        let mut inner = lock(&self.inner);
+        inner.remaining -= 1;
+        if inner.remaining == 0 {
+            self.done.notify_all();
+        }
+    }
+}
+
+/// The result of one submitted proof, to wait on.
+pub struct ProofHandle {
+    state: Arc<ProofState>,
+}
+
+impl ProofHandle {
+    /// Waits for every partition; the proofs in partition order, or the first failure
+    /// (with the partition's index and cause).
+    pub fn wait(self) -> Result<(Vec<Proof>, Vec<PartitionReport>), PipelineError> {
+        let mut inner = lock(&self.state.inner);
+        while inner.remaining > 0 {
+            inner = self
+                .state
+                .done
+                .wait(inner)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        if let Some(e) = inner.error.take() {
+            return Err(e);
+        }
+        let proofs: Option<Vec<Proof>> = inner.proofs.iter_mut().map(Option::take).collect();
+        let reports: Option<Vec<PartitionReport>> =
+            inner.reports.iter_mut().map(Option::take).collect();
+        match (proofs, reports) {
+            (Some(p), Some(r)) => Ok((p, r)),
+            _ => Err(PipelineError::Closed),
+        }
+    }
+}
+
+type Synthesize = Box<dyn FnOnce() -> Result<ProvingAssignment, Groth16Error> + Send>;
+
+/// A partition waiting for synthesis.
+struct Job {
+    proof: Arc<ProofState>,
+    index: usize,
+    synthesize: Synthesize,
+    r: Fr,
+    s: Fr,
+}
+
+/// A synthesized partition waiting for a device.
+struct Ready {
+    proof: Arc<ProofState>,
+    index: usize,
+    cs: ProvingAssignment,
+    r: Fr,
+    s: Fr,
+    b_g2: Option<G2Projective>,
+    held: Allocation,
+    _reservation: Reservation,
+    started: Instant,
+}
+
+/// Per-device busy time and the pipeline's age.
+struct Stats {
+    started: Instant,
+    busy: Vec<Mutex<Duration>>,
+}
+
+/// Throughput figures of a pipeline.
+#[derive(Clone, Debug)]
+pub struct PipelineStats {
+    /// Time since the pipeline was built.
+    pub elapsed: Duration,
+    /// Per device, the time spent in device work (proving a partition).
+    pub device_busy: Vec<Duration>,
+    /// Peak host bytes tracked for partitions (reservations), never above the host budget.
+    pub host_reserved_peak: u64,
+    /// Peak host bytes measured for synthesized partitions (a, b, witness).
+    pub host_held_peak: u64,
+}
+
+impl PipelineStats {
+    /// Per device, busy time over elapsed time.
+    pub fn busy_fraction(&self) -> Vec<f64> {
+        let e = self.elapsed.as_secs_f64().max(f64::MIN_POSITIVE);
+        self.device_busy
+            .iter()
+            .map(|b| b.as_secs_f64() / e)
+            .collect()
+    }
+}
+
+/// The CPU side of the b_g2 MSM: a CPU backend holding the b_g2 bases.
+type CpuG2 = Arc<(CpuBackend, CpuBases<G2Affine>)>;
+
+/// The partition pipeline over devices of backend type `B`. See the crate docs.
+pub struct Pipeline {
+    jobs: Option<Sender<Job>>,
+    threads: Vec<JoinHandle<()>>,
+    plan: MemoryPlan,
+    vk: VerifyingKey,
+    domain_size: usize,
+    budget: Arc<Budget>,
+    held: MemoryTracker,
+    stats: Arc<Stats>,
+}
+
+impl Pipeline {
+    /// Builds a pipeline: uploads the parameters to every backend (they stay resident
+    /// across proofs), plans memory (see [`MemoryPlan`]), caps each backend's device
+    /// tracker at the device budget, and starts the threads.
+    pub fn new<B, H>(
+        params: &H,
+        backends: Vec<B>,
+        config: &PipelineConfig,
+    ) -> Result<Self, PipelineError>
+    where
+        B: ComputeBackend + 'static,
+        H: HostParameters + ?Sized,
+    {
+        let Some(first) = backends.first() else {
+            return Err(PipelineError::NoDevices);
+        };
+        let device_budget = match config.device_budget_bytes {
+            Some(b) => b,
+            None => {
+                let info = first.memory_info()?;
+                config.less_headroom(info.free_bytes.unwrap_or(info.total_bytes))
+            }
+        };
+        let host_budget = match config.host_budget_bytes {
+            Some(b) => b,
+            None => config.less_headroom(
+                machine_host_available_bytes().ok_or(PipelineError::UnknownHostMemory)?,
+            ),
+        };
+        let mut resident = Vec::with_capacity(backends.len());
+        let mut params_device_bytes = 0;
+        for backend in &backends {
+            let before = backend.tracker().current(MemoryKind::Device);
+            resident.push(Arc::new(ResidentParameters::upload(params, backend)?));
+            let bytes = backend.tracker().current(MemoryKind::Device) - before;
+            params_device_bytes = params_device_bytes.max(bytes);
+        }
+        let cpu_g2: Option<CpuG2> = if config.b_g2_on_cpu {
+            let cpu = CpuBackend::new();
+            let bases = cpu.upload_g2_bases("b_g2", &params.b_g2_points()?)?;
+            Some(Arc::new((cpu, bases)))
+        } else {
+            None
+        };
+        let fixed_host_bytes = cpu_g2
+            .as_ref()
+            .map_or(0, |g| g.0.tracker().current(MemoryKind::Device));
+        let footprint = PartitionFootprint::new(&params.query_lengths(), params.vk().ic.len());
+        let plan = MemoryPlan::new(&PlanInput {
+            footprint,
+            asked_workers: config.workers,
+            host_budget,
+            fixed_host_bytes,
+            device_budget,
+            params_device_bytes,
+            devices: backends.len(),
+            h_mode: config.h_mode,
+        })?;
+        log::info!("pipeline plan: {plan:?}");
+        for backend in &backends {
+            let t = backend.tracker();
+            let limit = t
+                .limit(MemoryKind::Device)
+                .map_or(device_budget, |l| l.min(device_budget));
+            t.set_limit(MemoryKind::Device, Some(limit));
+        }
+
+        let budget = Arc::new(Budget {
+            tracker: MemoryTracker::new(
+                Some(host_budget.saturating_sub(plan.fixed_host_bytes)),
+                None,
+            ),
+            lock: Mutex::new(()),
+            freed: Condvar::new(),
+        });
+        let held = MemoryTracker::default();
+        let stats = Arc::new(Stats {
+            started: Instant::now(),
+            busy: backends.iter().map(|_| Mutex::default()).collect(),
+        });
+        let (job_tx, job_rx) = channel::<Job>();
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let (ready_tx, ready_rx) = sync_channel::<Ready>(plan.workers);
+        let ready_rx = Arc::new(Mutex::new(ready_rx));
+        let mut threads = Vec::new();
+        for w in 0..plan.workers {
+            let worker = SynthesisWorker {
+                jobs: Arc::clone(&job_rx),
+                ready: ready_tx.clone(),
+                budget: Arc::clone(&budget),
+                held: held.clone(),
+                partition_bytes: plan.partition_host_bytes,
+                cpu_g2: cpu_g2.clone(),
+            };
+            threads.push(spawn(format!("sluice-synth-{w}"), move || worker.run())?);
+        }
+        drop(ready_tx);
+        for (d, (backend, params)) in backends.into_iter().zip(resident).enumerate() {
+            let worker = DeviceWorker {
+                backend,
+                params,
+                ready: Arc::clone(&ready_rx),
+                config: ProverConfig {
+                    h_mode: plan.h_mode,
+                    host_tracker: None,
+                },
+                stats: Arc::clone(&stats),
+                device: d,
+            };
+            threads.push(spawn(format!("sluice-device-{d}"), move || worker.run())?);
+        }
+        Ok(Pipeline {
+            jobs: Some(job_tx),
+            threads,
+            plan,
+            vk: params.vk().clone(),
+            domain_size: footprint.domain_size,
+            budget,
+            held,
+            stats,
+        })
+    }
+
+    /// The memory plan the pipeline runs under.
+    pub fn plan(&self) -> &MemoryPlan {
+        &self.plan
+    }
+
+    /// The verifying key of the parameters.
+    pub fn vk(&self) -> &VerifyingKey {
+        &self.vk
+    }
+
+    /// Submits one proof's partitions; `r` and `s` of each are drawn from `rng` now (pass
+    /// a CSPRNG). Returns at once; the handle waits for the result.
+    pub fn submit<C, R>(&self, circuits: Vec<C>, rng: &mut R) -> Result<ProofHandle, PipelineError>
+    where
+        C: Circuit<Fr> + Send + 'static,
+        R: RngCore,
+    {
+        let count = circuits.len();
+        let state = Arc::new(ProofState {
+            inner: Mutex::new(ProofInner {
+                proofs: vec![None; count],
+                reports: vec![None; count],
+                remaining: count,
+                error: None,
+            }),
+            done: Condvar::new(),
+        });
+        let jobs = self.jobs.as_ref().ok_or(PipelineError::Closed)?;
+        for (index, circuit) in circuits.into_iter().enumerate() {
+            let job = Job {
+                proof: Arc::clone(&state),
+                index,
+                synthesize: Box::new(move || ProvingAssignment::synthesize(circuit)),
+                r: Fr::random(&mut *rng),
+                s: Fr::random(&mut *rng),
+            };
+            if jobs.send(job).is_err() {
+                // Workers gone: account for the rest so the handle returns.
+                state.finish(index, Err(PipelineError::Closed));
+            }
+        }
+        Ok(ProofHandle { state })
+    }
+
+    /// Throughput and memory figures so far.
+    pub fn stats(&self) -> PipelineStats {
+        PipelineStats {
+            elapsed: self.stats.started.elapsed(),
+            device_busy: self.stats.busy.iter().map(|b| *lock(b)).collect(),
+            host_reserved_peak: self.budget.tracker.peak(MemoryKind::Host),
+            host_held_peak: self.held.peak(MemoryKind::Host),
+        }
+    }
+
+    /// The domain size of the partitions this pipeline proves.
+    pub fn domain_size(&self) -> usize {
+        self.domain_size
+    }
+}
+
+impl Drop for Pipeline {
+    /// Finishes the submitted work, then stops the threads.
+    fn drop(&mut self) {
+        self.jobs.take();
+        for t in self.threads.drain(..) {
+            if t.join().is_err() {
+                log::error!("a pipeline thread panicked");
+            }
+        }
+    }
+}
+
+fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<()>, PipelineError> {
+    std::thread::Builder::new()
+        .name(name)
+        .spawn(f)
+        .map_err(|e| {
+            PipelineError::Backend(sluice_backend::BackendError::Unsupported(format!(
+                "cannot start a pipeline thread: {e}"
+            )))
+        })
+}
+
+struct SynthesisWorker {
+    jobs: Arc<Mutex<Receiver<Job>>>,
+    ready: SyncSender<Ready>,
+    budget: Arc<Budget>,
+    held: MemoryTracker,
+    partition_bytes: u64,
+    cpu_g2: Option<CpuG2>,
+}
+
+impl SynthesisWorker {
+    fn run(self) {
+        loop {
+            let job = match lock(&self.jobs).recv() {
+                Ok(job) => job,
+                Err(_) => return,
+            };
+            if job.proof.failed() {
+                job.proof.cancel(job.index);
+                continue;
+            }
+            let what = format!("partition {}", job.index);
+            let reservation = self.budget.reserve(&what, self.partition_bytes);
+            let started = Instant::now();
+            match self.synthesize(job.synthesize, job.index) {
+                Ok((cs, held, b_g2)) => {
+                    let ready = Ready {
+                        proof: job.proof,
+                        index: job.index,
+                        cs,
+                        r: job.r,
+                        s: job.s,
+                        b_g2,
+                        held,
+                        _reservation: reservation,
+                        started,
+                    };
+                    if let Err(back) = self.ready.send(ready) {
+                        let Ready { proof, index, .. } = back.0;
+                        proof.finish(index, Err(PipelineError::Closed));
+                        return;
+                    }
+                }
+                Err(e) => job.proof.finish(job.index, Err(e)),
+            }
+        }
+    }
+
+    /// Synthesizes, counts what the partition holds, and runs the CPU b_g2 MSM.
+    fn synthesize(
+        &self,
+        synthesize: Synthesize,
+        index: usize,
+    ) -> Result<(ProvingAssignment, Allocation, Option<G2Projective>), PipelineError> {
+        let fail = |source| PipelineError::Partition { index, source };
+        let cs = match catch_unwind(AssertUnwindSafe(synthesize)) {
+            Ok(cs) => cs.map_err(fail)?,
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                return Err(PipelineError::PartitionPanicked { index, message });
+            }
+        };
+        let bytes = cs.host_bytes();
+        if bytes > self.partition_bytes {
+            log::warn!(
+                "partition {index} holds {bytes} host bytes, more than the {} planned",
+                self.partition_bytes
+            );
+        }
+        let held = self
+            .held
+            .allocate(MemoryKind::Host, "synthesized partition", bytes)
+            .map_err(|e| fail(e.into()))?;
+        let b_g2 = match &self.cpu_g2 {
+            Some(g2) => Some(b_g2_msm(&cs, &g2.0, &g2.1).map_err(fail)?),
+            None => None,
+        };
+        Ok((cs, held, b_g2))
+    }
+}
+
+struct DeviceWorker<B: ComputeBackend> {
+    backend: B,
+    params: Arc<ResidentParameters<B>>,
+    ready: Arc<Mutex<Receiver<Ready>>>,
+    config: ProverConfig,
+    stats: Arc<Stats>,
+    device: usize,
+}
+
+impl<B: ComputeBackend> DeviceWorker<B> {
+    fn run(self) {
+        loop {
+            let ready = match lock(&self.ready).recv() {
+                Ok(ready) => ready,
+                Err(_) => return,
+            };
+            if ready.proof.failed() {
+                ready.proof.cancel(ready.index);
+                continue;
+            }
+            let t = Instant::now();
+            // A tracker of the partition's own measures its host peak exactly.
+            let config = ProverConfig {
+                host_tracker: Some(MemoryTracker::default()),
+                ..self.config.clone()
+            };
+            let held_host_bytes = ready.held.bytes();
+            let result = prove_assignment_with(
+                ready.cs,
+                &*self.params,
+                ready.r,
+                ready.s,
+                &self.backend,
+                &config,
+                ready.b_g2,
+            );
+            *lock(&self.stats.busy[self.device]) += t.elapsed();
+            let index = ready.index;
+            let outcome = result
+                .map(|(proof, report)| {
+                    (
+                        proof,
+                        PartitionReport {
+                            proof: report,
+                            held_host_bytes,
+                            latency: ready.started.elapsed(),
+                        },
+                    )
+                })
+                .map_err(|source| PipelineError::Partition { index, source });
+            // Free the partition's bytes before telling the waiter.
+            drop(ready.held);
+            drop(ready._reservation);
+            ready.proof.finish(index, outcome);
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! The memory planner: how many partitions fit in the host budget, and how H runs in the
+//! device budget.
+
+use sluice_groth16::{HMode, QueryLengths, StreamingPlan};
+
+use crate::PipelineError;
+
+const FR_BYTES: u64 = 32;
+
+/// The capacity a `Vec` grown by pushes reaches for `len` elements: a power of two (at
+/// least 4), which is what the host really holds.
+fn pushed_capacity(len: usize) -> u64 {
+    len.max(4).next_power_of_two() as u64
+}
+
+/// What one partition holds, from the circuit's shape (the parameters' query lengths).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartitionFootprint {
+    /// The NTT domain size n.
+    pub domain_size: usize,
+    /// Host bytes of the a and b evaluation vectors (2 × n × 32 at most: their pushed
+    /// capacity never exceeds n).
+    pub ab_bytes: u64,
+    /// Host bytes of the witness (input and auxiliary assignments) and the density bitmaps.
+    pub witness_bytes: u64,
+    /// Device bytes of an in-memory H computation and its MSMs: 4 vectors (a, b and c, and
+    /// one for MSM temporaries).
+    pub in_memory_device_bytes: u64,
+}
+
+impl PartitionFootprint {
+    /// The footprint of a circuit with these query lengths and `num_inputs` public inputs
+    /// (the constant one included: `vk.ic.len()`).
+    pub fn new(lengths: &QueryLengths, num_inputs: usize) -> Self {
+        let n = lengths.h + 1;
+        let aux = lengths.l;
+        // Three bitmaps (A aux, B aux, B inputs) in 64-bit words.
+        let bitmaps =
+            (2 * pushed_capacity(aux).div_ceil(64) + pushed_capacity(num_inputs).div_ceil(64)) * 8;
+        PartitionFootprint {
+            domain_size: n,
+            ab_bytes: 2 * pushed_capacity(n).min(n as u64) * FR_BYTES,
+            witness_bytes: (pushed_capacity(aux) + pushed_capacity(num_inputs)) * FR_BYTES
+                + bitmaps,
+            in_memory_device_bytes: 4 * n as u64 * FR_BYTES,
+        }
+    }
+
+    /// Host bytes a partition holds from synthesis until its device work ends.
+    pub fn host_bytes(&self) -> u64 {
+        self.ab_bytes + self.witness_bytes
+    }
+
+    /// One full evaluation vector (n × 32 bytes): the unit residency is stated in.
+    pub fn vector_bytes(&self) -> u64 {
+        self.domain_size as u64 * FR_BYTES
+    }
+}
+
+/// How H runs on the devices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HModeChoice {
+    /// In memory when a partition's in-memory working set fits next to the parameters,
+    /// streaming in what is left otherwise.
+    #[default]
+    Auto,
+    /// Always in memory (fails to plan when it does not fit).
+    InMemory,
+    /// Always streaming, with this device working set.
+    Streaming {
+        /// Device bytes the streaming H computation may hold at once.
+        device_budget_bytes: u64,
+    },
+}
+
+/// What the planner was given.
+#[derive(Clone, Copy, Debug)]
+pub struct PlanInput {
+    /// The partition shape.
+    pub footprint: PartitionFootprint,
+    /// Partition workers asked for.
+    pub asked_workers: usize,
+    /// Host budget in bytes.
+    pub host_budget: u64,
+    /// Host bytes held regardless of partitions (e.g. the b_g2 bases of the CPU G2 MSM).
+    pub fixed_host_bytes: u64,
+    /// Device budget in bytes, per device.
+    pub device_budget: u64,
+    /// Device bytes the resident parameters hold (measured after their upload).
+    pub params_device_bytes: u64,
+    /// The number of devices (one partition in device work per device at a time).
+    pub devices: usize,
+    /// The H mode asked for.
+    pub h_mode: HModeChoice,
+}
+
+/// The planner's decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryPlan {
+    /// Partition workers asked for.
+    pub asked_workers: usize,
+    /// Partition workers admitted: partitions held at once (synthesizing, waiting, or in
+    /// device work).
+    pub workers: usize,
+    /// How H runs.
+    pub h_mode: HMode,
+    /// Host bytes each partition holds.
+    pub partition_host_bytes: u64,
+    /// Host bytes held regardless of partitions: the fixed input plus, when streaming, one
+    /// streaming intermediate per device.
+    pub fixed_host_bytes: u64,
+    /// Device bytes of one partition's work (in-memory working set, or streaming budget),
+    /// next to the resident parameters.
+    pub partition_device_bytes: u64,
+}
+
+impl MemoryPlan {
+    /// Plans a pipeline; logs (`warn`) when fewer workers fit than were asked for, saying
+    /// what was asked, what fits and why.
+    ///
+    /// Errors when not even one partition fits: the parameters exceed the device budget,
+    /// the device budget cannot hold the smallest streaming working set, or the host
+    /// budget cannot hold one partition.
+    pub fn new(input: &PlanInput) -> Result<Self, PipelineError> {
+        let fp = &input.footprint;
+        let device_left = input
+            .device_budget
+            .checked_sub(input.params_device_bytes)
+            .ok_or(PipelineError::ParametersDoNotFit {
+                params: input.params_device_bytes,
+                budget: input.device_budget,
+            })?;
+        let streaming = |budget: u64| -> Result<(HMode, u64, u64), PipelineError> {
+            let plan = StreamingPlan::new(fp.domain_size, budget).map_err(|source| {
+                PipelineError::DeviceBudgetTooSmall {
+                    budget,
+                    source: Box::new(source),
+                }
+            })?;
+            let mode = HMode::Streaming {
+                device_budget_bytes: budget,
+            };
+            Ok((mode, plan.device_bytes(), plan.extra_host_bytes()))
+        };
+        let (h_mode, partition_device_bytes, streaming_host) = match input.h_mode {
+            HModeChoice::Streaming {
+                device_budget_bytes,
+            } => streaming(device_budget_bytes.min(device_left))?,
+            HModeChoice::InMemory if fp.in_memory_device_bytes > device_left => {
+                return Err(PipelineError::DeviceBudgetTooSmall {
+                    budget: device_left,
+                    source: Box::new(sluice_groth16::Groth16Error::Backend(
+                        sluice_backend::BackendError::OutOfMemory {
+                            kind: sluice_backend::MemoryKind::Device,
+                            what: "in-memory H working set".into(),
+                            requested: fp.in_memory_device_bytes,
+                            available: device_left,
+                        },
+                    )),
+                })
+            }
+            HModeChoice::Auto if fp.in_memory_device_bytes > device_left => {
+                log::info!(
+                    "H streams: an in-memory partition needs {} device bytes, {} are left \
+                     next to the parameters",
+                    fp.in_memory_device_bytes,
+                    device_left
+                );
+                streaming(device_left)?
+            }
+            HModeChoice::InMemory | HModeChoice::Auto => {
+                (HMode::InMemory, fp.in_memory_device_bytes, 0)
+            }
+        };
+        let fixed_host_bytes = input.fixed_host_bytes + streaming_host * input.devices as u64;
+        let per = fp.host_bytes();
+        let fit = input.host_budget.saturating_sub(fixed_host_bytes) / per.max(1);
+        if fit == 0 {
+            return Err(PipelineError::HostBudgetTooSmall {
+                budget: input.host_budget,
+                fixed: fixed_host_bytes,
+                partition: per,
+            });
+        }
+        let asked = input.asked_workers.max(1);
+        let workers = asked.min(usize::try_from(fit).unwrap_or(usize::MAX));
+        if workers < input.asked_workers {
+            log::warn!(
+                "asked for {asked} partition workers, {workers} fit: each partition holds \
+                 {per} host bytes ({:.2} vectors of a and b, {} bytes of witness) and the \
+                 host budget of {} bytes less {fixed_host_bytes} fixed bytes holds {fit}; \
+                 running {workers} (slower, not OOM-killed)",
+                fp.ab_bytes as f64 / fp.vector_bytes() as f64,
+                fp.witness_bytes,
+                input.host_budget,
+            );
+        }
+        Ok(MemoryPlan {
+            asked_workers: input.asked_workers,
+            workers,
+            h_mode,
+            partition_host_bytes: per,
+            fixed_host_bytes,
+            partition_device_bytes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lengths(log_n: u32) -> QueryLengths {
+        let n = 1usize << log_n;
+        QueryLengths {
+            h: n - 1,
+            l: n / 2,
+            a: n / 2,
+            b_g1: n / 2,
+            b_g2: n / 2,
+        }
+    }
+
+    fn input(log_n: u32, workers: usize, host: u64, device: u64) -> PlanInput {
+        PlanInput {
+            footprint: PartitionFootprint::new(&lengths(log_n), 3),
+            asked_workers: workers,
+            host_budget: host,
+            fixed_host_bytes: 1000,
+            device_budget: device,
+            params_device_bytes: 5000,
+            devices: 1,
+            h_mode: HModeChoice::Auto,
+        }
+    }
+
+    #[test]
+    fn footprint_counts_pushed_capacities() {
+        let fp = PartitionFootprint::new(&lengths(10), 3);
+        assert_eq!(fp.domain_size, 1024);
+        assert_eq!(fp.ab_bytes, 2 * 1024 * 32, "two vectors");
+        // 512 aux and 4 (capacity of 3) inputs, plus bitmaps of 8, 8 and 1 words.
+        assert_eq!(fp.witness_bytes, (512 + 4) * 32 + 17 * 8);
+        assert_eq!(fp.in_memory_device_bytes, 4 * 1024 * 32);
+    }
+
+    #[test]
+    fn clamps_workers_to_what_fits_in_the_host_budget() {
+        let per = PartitionFootprint::new(&lengths(10), 3).host_bytes();
+        let plan = MemoryPlan::new(&input(10, 16, 1000 + 3 * per + per / 2, 1 << 30)).unwrap();
+        assert_eq!((plan.asked_workers, plan.workers), (16, 3));
+        assert_eq!(plan.h_mode, HMode::InMemory);
+        let plan = MemoryPlan::new(&input(10, 2, 1 << 40, 1 << 30)).unwrap();
+        assert_eq!(plan.workers, 2, "never more than asked");
+        assert!(matches!(
+            MemoryPlan::new(&input(10, 4, 1000 + per - 1, 1 << 30)),
+            Err(PipelineError::HostBudgetTooSmall { .. })
+        ));
+    }
+
+    #[test]
+    fn streams_when_the_in_memory_working_set_does_not_fit() {
+        let n = 1u64 << 12;
+        // Parameters 5000 bytes; in memory needs 4 vectors; give it 2.
+        let plan = MemoryPlan::new(&input(12, 4, 1 << 40, 5000 + 2 * n * 32)).unwrap();
+        let HMode::Streaming {
+            device_budget_bytes,
+        } = plan.h_mode
+        else {
+            panic!("expected streaming, got {:?}", plan.h_mode)
+        };
+        assert_eq!(device_budget_bytes, 2 * n * 32);
+        assert!(plan.partition_device_bytes <= device_budget_bytes);
+        // One streaming intermediate (a vector and a chunk) per device is fixed host memory.
+        assert!(plan.fixed_host_bytes >= 1000 + n * 32, "{plan:?}");
+        assert!(matches!(
+            MemoryPlan::new(&input(12, 4, 1 << 40, 4000)),
+            Err(PipelineError::ParametersDoNotFit { .. })
+        ));
+        assert!(matches!(
+            MemoryPlan::new(&input(12, 4, 1 << 40, 5000 + 64 * 32)),
+            Err(PipelineError::DeviceBudgetTooSmall { .. })
+        ));
+        let mut forced = input(12, 4, 1 << 40, 1 << 30);
+        forced.h_mode = HModeChoice::InMemory;
+        forced.device_budget = 5000 + 3 * n * 32;
+        assert!(
+            MemoryPlan::new(&forced).is_err(),
+            "in memory needs 4 vectors"
+        );
+    }
+}
