@@ -1,6 +1,8 @@
 //! The pipeline end to end on the CPU backend: budgets honoured (tracked peaks), every
 //! proof verifies, failures name their partition and leave the pipeline serving.
 
+#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+
 use ff::Field;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
