@@ -36,8 +36,8 @@ pub use generator::{
 pub use keygen::{Column, KeypairAssembly};
 pub use params::{Parameters, Proof, VerifyingKey};
 pub use prover::{
-    b_g2_msm, create_proof, create_random_proof, create_random_proof_batch, prove_assignment,
-    prove_assignment_with, HMode, ProofReport, ProverConfig,
+    b_g2_msm, compute_h, create_proof, create_random_proof, create_random_proof_batch,
+    prove_assignment, prove_assignment_with, HMode, ProofReport, ProverConfig,
 };
 pub use source::{
     Bases, G1Query, HostParameters, MappedParameters, ParameterSource, QueryLengths,

@@ -124,8 +124,9 @@ fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
 
 /// The coefficients of h = (a·b - c) / Z, computed in the backend from the a and b
 /// evaluations; `c = a ∘ b` is formed on the domain in the backend, never on the host, and
-/// each host vector is freed as soon as it is uploaded.
-pub(crate) fn compute_h<B: ComputeBackend>(
+/// each host vector is freed as soon as it is uploaded. `a` and `b` hold at most `n`
+/// evaluations (zero-padded to `n`); the backend holds three vectors at the peak.
+pub fn compute_h<B: ComputeBackend>(
     backend: &B,
     a: HostVector,
     b: HostVector,

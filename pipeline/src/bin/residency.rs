@@ -5,7 +5,12 @@
 //! ```text
 //! cargo run --release -p sluice-pipeline --bin residency -- [--sizes 16,18,20]
 //!     [--budget-bytes B | --budget-vectors F] [--partitions N] [--pipeline-log L]
+//!     [--h-only]
 //! ```
+//!
+//! `--h-only` times the H computation alone (random a and b, no parameters or MSMs), in
+//! memory and streaming, and checks the two h agree: how sizes whose MSMs take too long on
+//! a small CPU (2^24) are still measured.
 //!
 //! Generic over the backend ([`run_sizes`], [`run_pipeline`]); this binary builds the CPU
 //! backend. A GPU run passes another backend's constructor to the same functions.
@@ -16,13 +21,14 @@ use std::time::{Duration, Instant};
 use ff::Field;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
-use sluice_backend::{ComputeBackend, MemoryKind, MemoryTracker};
+use sluice_backend::{ComputeBackend, MemoryTracker};
 use sluice_backend_cpu::CpuBackend;
 use sluice_field::Fr;
 use sluice_groth16::demo::MimcLike;
 use sluice_groth16::{
-    generate_benchmark_parameters, prove_assignment_with, CircuitShape, HMode, Parameters,
-    ProofReport, ProverConfig, ProvingAssignment, ResidentParameters,
+    compute_h, compute_h_streaming, generate_benchmark_parameters, prove_assignment_with,
+    CircuitShape, HMode, HostVector, Parameters, ProofReport, ProverConfig, ProvingAssignment,
+    ResidentParameters, StreamingPlan,
 };
 use sluice_pipeline::{HModeChoice, Pipeline, PipelineConfig};
 
@@ -33,11 +39,21 @@ enum Budget {
     Vectors(f64),
 }
 
+impl Budget {
+    fn bytes(self, vector: u64) -> u64 {
+        match self {
+            Budget::Bytes(b) => b,
+            Budget::Vectors(v) => (v * vector as f64) as u64,
+        }
+    }
+}
+
 struct Options {
     sizes: Vec<u32>,
     budget: Budget,
     partitions: usize,
     pipeline_log: u32,
+    h_only: bool,
 }
 
 fn parse() -> Result<Options, String> {
@@ -46,9 +62,14 @@ fn parse() -> Result<Options, String> {
         budget: Budget::Vectors(1.0),
         partitions: 8,
         pipeline_log: 16,
+        h_only: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
+        if flag == "--h-only" {
+            o.h_only = true;
+            continue;
+        }
         let value = args.next().ok_or(format!("{flag} needs a value"))?;
         let bad = |e: &dyn std::fmt::Display| format!("{flag} {value}: {e}");
         match flag.as_str() {
@@ -108,10 +129,7 @@ fn run_sizes<B: ComputeBackend>(
         let backend = make(MemoryTracker::default());
         let resident = ResidentParameters::upload(&params, &backend).map_err(|e| e.to_string())?;
         let rs = (Fr::random(&mut rng), Fr::random(&mut rng));
-        let budget = match o.budget {
-            Budget::Bytes(b) => b,
-            Budget::Vectors(v) => (v * (n * 32) as f64) as u64,
-        };
+        let budget = o.budget.bytes(n * 32);
         let (p_mem, t_mem, r_mem) = prove_one(&backend, &resident, log, HMode::InMemory, rs)?;
         let streaming = HMode::Streaming {
             device_budget_bytes: budget,
@@ -133,7 +151,66 @@ fn run_sizes<B: ComputeBackend>(
                 r.device_working_set_vectors(),
             );
         }
-        let _ = backend.tracker().current(MemoryKind::Device);
+    }
+    Ok(())
+}
+
+/// The H computation alone, in memory and streaming, on random evaluations.
+fn run_h_only<B: ComputeBackend>(
+    make: impl Fn(MemoryTracker) -> B,
+    o: &Options,
+) -> Result<(), String> {
+    println!("| log n | mode | budget (vectors) | H (s) | streaming / in-memory | host peak (vectors) | device peak (vectors) |");
+    println!("|---|---|---|---|---|---|---|");
+    let mut rng = ChaCha20Rng::seed_from_u64(2028);
+    for &log in &o.sizes {
+        let n = 1usize << log;
+        let vector = n as u64 * 32;
+        let budget = o.budget.bytes(vector);
+        let a: Vec<Fr> = (0..n).map(|_| Fr::random(&mut rng)).collect();
+        let b: Vec<Fr> = (0..n).map(|_| Fr::random(&mut rng)).collect();
+        let e = |e: &dyn std::fmt::Display| e.to_string();
+        let tracker = MemoryTracker::default();
+        let backend = make(tracker.clone());
+        let vectors = |a: &[Fr], b: &[Fr]| -> Result<(HostVector, HostVector), String> {
+            Ok((
+                HostVector::track(&tracker, "a", a.to_vec()).map_err(|x| e(&x))?,
+                HostVector::track(&tracker, "b", b.to_vec()).map_err(|x| e(&x))?,
+            ))
+        };
+        let (ha, hb) = vectors(&a, &b)?;
+        tracker.reset_peaks();
+        let t = Instant::now();
+        let h_buf = compute_h(&backend, ha, hb, n).map_err(|x| e(&x))?;
+        let mut h_mem = vec![Fr::ZERO; n];
+        backend.read_fr(&h_buf, 0, &mut h_mem).map_err(|x| e(&x))?;
+        let t_mem = t.elapsed();
+        let mem = tracker.report();
+        drop(h_buf);
+        let plan = StreamingPlan::new(n, budget).map_err(|x| e(&x))?;
+        let (ha, hb) = vectors(&a, &b)?;
+        drop((a, b));
+        tracker.reset_peaks();
+        let t = Instant::now();
+        let h_str = compute_h_streaming(&backend, &tracker, ha, hb, &plan).map_err(|x| e(&x))?;
+        let t_str = t.elapsed();
+        let streamed = tracker.report();
+        if h_str[..] != h_mem[..] {
+            return Err(format!("2^{log}: streaming and in-memory h differ"));
+        }
+        let v = |bytes: u64| bytes as f64 / vector as f64;
+        for (mode, b, t, r) in [
+            ("in-memory", "-".to_owned(), t_mem, mem),
+            ("streaming", format!("{:.2}", v(budget)), t_str, streamed),
+        ] {
+            println!(
+                "| {log} | {mode} | {b} | {:.3} | {:.2} | {:.2} | {:.2} |",
+                t.as_secs_f64(),
+                t.as_secs_f64() / t_mem.as_secs_f64(),
+                v(r.host_peak),
+                v(r.device_peak),
+            );
+        }
     }
     Ok(())
 }
@@ -183,6 +260,9 @@ fn run_pipeline<B: ComputeBackend + 'static>(
 
 fn main() {
     let result = parse().and_then(|o| {
+        if o.h_only {
+            return run_h_only(CpuBackend::with_tracker, &o);
+        }
         run_sizes(CpuBackend::with_tracker, &o)?;
         run_pipeline(CpuBackend::with_tracker, &o)
     });
