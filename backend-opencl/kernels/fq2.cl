@@ -37,6 +37,12 @@ inline Fq2 Fq2_sub(Fq2 a, Fq2 b) {
 
 inline Fq2 Fq2_double(Fq2 a) { return Fq2_add(a, a); }
 
+inline Fq2 Fq2_neg(Fq2 a) {
+  a.c0 = Fq_neg(a.c0);
+  a.c1 = Fq_neg(a.c1);
+  return a;
+}
+
 // (a0 + a1 u)(b0 + b1 u) = a0 b0 - a1 b1 + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u (Karatsuba).
 Fq2 Fq2_mul(Fq2 a, Fq2 b) {
   Fq aa = Fq_mul(a.c0, b.c0);

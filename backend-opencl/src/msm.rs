@@ -33,18 +33,19 @@ pub type OpenClG2Bases = OpenClBases<G2Affine>;
 pub(crate) trait GpuCurve: DeviceRepr {
     type Proj: DeviceRepr;
     const PROGRAM: ProgramKind;
-    const KERNEL: &'static str;
+    /// The kernels' name prefix (`G1_msm_count`, ...).
+    const PREFIX: &'static str;
     fn identity() -> Self::Proj;
     fn add(a: &Self::Proj, b: &Self::Proj) -> Self::Proj;
     fn double(a: &Self::Proj) -> Self::Proj;
 }
 
 macro_rules! gpu_curve {
-    ($affine:ty, $proj:ty, $program:expr, $kernel:literal) => {
+    ($affine:ty, $proj:ty, $program:expr, $prefix:literal) => {
         impl GpuCurve for $affine {
             type Proj = $proj;
             const PROGRAM: ProgramKind = $program;
-            const KERNEL: &'static str = $kernel;
+            const PREFIX: &'static str = $prefix;
             fn identity() -> $proj {
                 <$proj>::identity()
             }
@@ -58,55 +59,85 @@ macro_rules! gpu_curve {
     };
 }
 
-gpu_curve!(G1Affine, G1Projective, ProgramKind::G1Msm, "G1_msm_partial");
-gpu_curve!(G2Affine, G2Projective, ProgramKind::G2Msm, "G2_msm_partial");
+gpu_curve!(G1Affine, G1Projective, ProgramKind::G1Msm, "G1");
+gpu_curve!(G2Affine, G2Projective, ProgramKind::G2Msm, "G2");
 
-/// Window width and work split of one launch.
+/// Bits the signed windows cover: one more than the scalars' 255, for the last borrow.
+const DIGIT_BITS: usize = SCALAR_BITS + 1;
+
+/// Reduce outputs added per work item in each `sum_groups` round.
+const SUM_GROUP: usize = 16;
+
+/// Tuning overrides for experiments, read once: `SLUICE_MSM_WINDOW` (window bits c),
+/// `SLUICE_MSM_CHUNK` (entries per chunk L), `SLUICE_MSM_SLICE` (chunks per reduce work
+/// item). Unset, unparsable or out-of-range values leave the planner's choice.
+fn tuning() -> [Option<usize>; 3] {
+    static T: std::sync::OnceLock<[Option<usize>; 3]> = std::sync::OnceLock::new();
+    *T.get_or_init(|| {
+        let var = |k: &str, lo: usize, hi: usize| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.parse::<usize>().ok())
+                .filter(|v| (lo..=hi).contains(v))
+        };
+        [
+            var("SLUICE_MSM_WINDOW", 2, 24),
+            var("SLUICE_MSM_CHUNK", 1, 1 << 20),
+            var("SLUICE_MSM_SLICE", 1, 1 << 20),
+        ]
+    })
+}
+
+/// The shape of one launch (see `kernels/msm.cl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Plan {
-    window_bits: usize,
+    /// Window bits c.
+    c: usize,
+    /// Windows: ceil(256 / c).
     windows: usize,
-    groups: usize,
+    /// Buckets per window: 2^(c-1).
+    buckets: usize,
+    /// Most entries per chunk (L).
+    chunk: usize,
+    /// Chunk slots per window: every bucket's first chunk plus n / L more at most.
+    cap: usize,
+    /// Reduce work items per window (a power of two).
+    slices: usize,
 }
 
 impl Plan {
-    /// Minimises the launch's time estimate: work items run in `ceil(items / target)` waves,
-    /// each item adds `n / groups` bases and reduces `2^c` buckets (twice).
-    fn new(n: usize, ctx: &DeviceCtx, proj_bytes: usize) -> Plan {
-        let per_cu = if ctx.info.is_gpu { 128 } else { 8 };
-        let target = (ctx.info.compute_units.max(1) as usize) * per_cu;
-        let bucket_budget = (ctx.info.max_alloc_bytes / 2) as usize;
-        let mut best = (
-            usize::MAX,
-            Plan {
-                window_bits: 1,
-                windows: SCALAR_BITS,
-                groups: 1,
-            },
-        );
-        for c in 1..=16usize {
-            let windows = SCALAR_BITS.div_ceil(c);
-            let mut groups = (target / windows).clamp(1, n.max(1));
-            while groups > 1 && groups * windows * ((1 << c) - 1) * proj_bytes > bucket_budget {
-                groups /= 2;
+    /// The window minimising the additions (n W mixed ones to fill the buckets, about
+    /// 3 B W full ones to reduce them) among those whose buffers fit one allocation.
+    fn new(n: usize, max_alloc: u64, proj_bytes: usize) -> Plan {
+        let [window, chunk, slice] = tuning();
+        let mut best: Option<(usize, Plan)> = None;
+        for c in 2..=22usize {
+            if window.is_some_and(|w| w != c) {
+                continue;
             }
-            if windows * ((1 << c) - 1) * proj_bytes > bucket_budget {
-                break;
+            let windows = DIGIT_BITS.div_ceil(c);
+            let buckets = 1usize << (c - 1);
+            let chunk = chunk.unwrap_or_else(|| n.div_ceil(buckets).next_power_of_two().max(8));
+            let cap = buckets + n.div_ceil(chunk);
+            let slices = cap.div_ceil(slice.unwrap_or(16)).next_power_of_two();
+            let fits = |bytes: usize| bytes as u64 <= max_alloc;
+            if !(fits(windows * cap * proj_bytes) && fits(windows * n.max(1) * 4)) {
+                continue;
             }
-            let waves = (windows * groups).div_ceil(target);
-            let cost = waves * (n.div_ceil(groups) + (2 << c));
-            if cost < best.0 {
-                best = (
-                    cost,
-                    Plan {
-                        window_bits: c,
-                        windows,
-                        groups,
-                    },
-                );
+            let cost = n * windows + 3 * buckets * windows;
+            let plan = Plan {
+                c,
+                windows,
+                buckets,
+                chunk,
+                cap,
+                slices,
+            };
+            if best.map_or(true, |(b, _)| cost < b) {
+                best = Some((cost, plan));
             }
         }
-        best.1
+        best.map_or_else(|| Plan::new(n, u64::MAX, proj_bytes), |(_, p)| p)
     }
 }
 
@@ -276,7 +307,8 @@ impl OpenClBackend {
         Ok(out)
     }
 
-    /// Enqueues one Pippenger launch over `count` bases from `base_offset` of `bases`.
+    /// Enqueues one Pippenger launch over `count` bases from `base_offset` of `bases`
+    /// (the kernels of `kernels/msm.cl`, in order); one point per window stays on the device.
     fn launch<A: GpuCurve>(
         &self,
         d: usize,
@@ -286,33 +318,115 @@ impl OpenClBackend {
         count: usize,
     ) -> Result<Pending<'_, A>, BackendError> {
         let ctx = &self.devices[d];
-        let proj_bytes = A::Proj::WORDS * 4;
-        let plan = Plan::new(count, ctx, proj_bytes);
-        let items = plan.windows * plan.groups;
-        let bucket_words = items * ((1 << plan.window_bits) - 1) * A::Proj::WORDS;
-        let buckets = ctx.temp(&self.tracker, "msm buckets", bucket_words)?;
-        let results = ctx.temp(&self.tracker, "msm results", items * A::Proj::WORDS)?;
-        ctx.kernel(A::PROGRAM, A::KERNEL)?
-            .mem(bases)?
+        let pw = A::Proj::WORDS;
+        let plan = Plan::new(count, ctx.max_chunk_bytes, pw * 4);
+        log::debug!("{} MSM of {count} on device {d}: {plan:?}", A::PREFIX);
+        let Plan {
+            c,
+            windows,
+            buckets,
+            chunk,
+            cap,
+            slices,
+        } = plan;
+        let name = |k: &str| format!("{}_{k}", A::PREFIX);
+        let temp = |what: &str, words: usize| ctx.temp(&self.tracker, what, words);
+        // Buffers are dropped as soon as the last kernel using them is enqueued: OpenCL
+        // frees them once that kernel is done.
+        let counts = temp("msm bucket counts", windows * buckets)?;
+        ctx.fill_zero(&counts.0, windows * buckets)?;
+        ctx.kernel(A::PROGRAM, &name("msm_count"))?
             .mem(scalars)?
-            .mem(&buckets.0)?
-            .mem(&results.0)?
+            .mem(&counts.0)?
+            .u32(count as u32)?
+            .u32(c as u32)?
+            .u32(windows as u32)?
+            .run(count, None)?;
+
+        let off = temp("msm bucket offsets", windows * buckets)?;
+        let cursor = temp("msm bucket ends", windows * buckets)?;
+        let chunk_off = temp("msm chunk offsets", windows * buckets)?;
+        let chunk_total = temp("msm chunk totals", windows)?;
+        let scan_items = SCAN_ITEMS.min(ctx.info.max_work_group_size.max(1));
+        ctx.kernel(A::PROGRAM, &name("msm_scan"))?
+            .mem(&counts.0)?
+            .mem(&off.0)?
+            .mem(&cursor.0)?
+            .mem(&chunk_off.0)?
+            .mem(&chunk_total.0)?
+            .local_words(2 * scan_items)?
+            .u32(buckets as u32)?
+            .u32(chunk as u32)?
+            .run(windows * scan_items, Some(scan_items))?;
+        drop(counts);
+
+        let entries = temp("msm sorted entries", windows * count)?;
+        ctx.kernel(A::PROGRAM, &name("msm_scatter"))?
+            .mem(scalars)?
+            .mem(&cursor.0)?
+            .mem(&entries.0)?
+            .u32(count as u32)?
+            .u32(c as u32)?
+            .u32(windows as u32)?
+            .run(count, None)?;
+
+        let partials = temp("msm chunk sums", windows * cap * pw)?;
+        let keys = temp("msm chunk buckets", windows * cap)?;
+        ctx.kernel(A::PROGRAM, &name("msm_accumulate"))?
+            .mem(bases)?
+            .mem(&entries.0)?
+            .mem(&off.0)?
+            .mem(&cursor.0)?
+            .mem(&chunk_off.0)?
+            .mem(&chunk_total.0)?
+            .mem(&partials.0)?
+            .mem(&keys.0)?
             .u32(base_offset as u32)?
             .u32(count as u32)?
-            .u32(plan.groups as u32)?
-            .u32(plan.windows as u32)?
-            .u32(plan.window_bits as u32)?
-            .run(items, None)?;
-        // Dropping the buckets now is safe: OpenCL frees them once the kernel is done.
-        drop(buckets);
+            .u32(buckets as u32)?
+            .u32(chunk as u32)?
+            .u32(cap as u32)?
+            .u32(windows as u32)?
+            .run(windows * cap, None)?;
+        drop((entries, off, cursor, chunk_off));
+
+        let mut sums = temp("msm window slices", windows * slices * pw)?;
+        ctx.kernel(A::PROGRAM, &name("msm_reduce"))?
+            .mem(&partials.0)?
+            .mem(&keys.0)?
+            .mem(&chunk_total.0)?
+            .mem(&sums.0)?
+            .u32(cap as u32)?
+            .u32(slices as u32)?
+            .u32(windows as u32)?
+            .run(windows * slices, None)?;
+        drop((partials, keys, chunk_total));
+
+        // Slices are a power of two, so every group lies within one window.
+        let mut per_window = slices;
+        while per_window > 1 {
+            let group = SUM_GROUP.min(per_window);
+            per_window /= group;
+            let next = temp("msm window sums", windows * per_window * pw)?;
+            ctx.kernel(A::PROGRAM, &name("sum_groups"))?
+                .mem(&sums.0)?
+                .mem(&next.0)?
+                .u32((windows * per_window) as u32)?
+                .u32(group as u32)?
+                .run(windows * per_window, None)?;
+            sums = next;
+        }
         Ok(Pending {
             ctx,
-            results,
+            results: sums,
             plan,
             _curve: PhantomData,
         })
     }
 }
+
+/// Work items of the scan kernel's work group (one group per window).
+const SCAN_ITEMS: usize = 256;
 
 /// A launched MSM batch whose window sums are still on the device.
 struct Pending<'a, A: GpuCurve> {
@@ -323,23 +437,17 @@ struct Pending<'a, A: GpuCurve> {
 }
 
 impl<A: GpuCurve> Pending<'_, A> {
-    /// Reads the (group, window) sums and combines them: sum_w 2^(c w) sum_g result[g][w].
+    /// Reads the window sums and combines them: sum_w 2^(c w) S_w.
     fn finish(self) -> Result<A::Proj, BackendError> {
-        let Plan {
-            window_bits,
-            windows,
-            groups,
-        } = self.plan;
-        let mut sums = vec![A::identity(); windows * groups];
+        let Plan { c, windows, .. } = self.plan;
+        let mut sums = vec![A::identity(); windows];
         self.ctx.read(&self.results.0, 0, as_words_mut(&mut sums))?;
         let mut acc = A::identity();
-        for w in (0..windows).rev() {
-            for _ in 0..window_bits {
+        for s in sums.iter().rev() {
+            for _ in 0..c {
                 acc = A::double(&acc);
             }
-            for g in 0..groups {
-                acc = A::add(&acc, &sums[g * windows + w]);
-            }
+            acc = A::add(&acc, s);
         }
         Ok(acc)
     }
@@ -485,6 +593,28 @@ mod tests {
         }
     }
 
+    /// Skewed scalars (mostly 1, the rest small or -1): one bucket holds most entries and is
+    /// cut into many chunks, whose reduce slices start and end inside buckets.
+    #[test]
+    fn skewed_scalars_match_sluice_msm() {
+        let Some(b) = backend() else { return };
+        let seed = 4000;
+        let n = 1 << 12;
+        let all = bases::<G1Projective>(n, seed);
+        let mut r = rng(seed);
+        let s: Vec<Fr> = (0..n)
+            .map(|i| match i % 16 {
+                0 => Fr::from(u64::from(r.next_u32() % 8)),
+                1 => -Fr::ONE,
+                _ => Fr::ONE,
+            })
+            .collect();
+        let resident = b.upload_g1_bases("bases", &all).unwrap();
+        let want = sluice_msm::msm_g1(&all, &s, None).unwrap();
+        let got = b.msm_g1(&resident, 0, Scalars::Host(&s), None).unwrap();
+        assert!(got == want, "skewed scalars, n {n}, seed {seed}");
+    }
+
     /// Two contexts (two "devices") and chunks of 42 G1 / 21 G2 bases: bases split across
     /// devices and chunks, scalars read back across devices.
     #[test]
@@ -512,20 +642,24 @@ mod tests {
     }
 
     #[test]
-    fn plans_fit_their_bucket_budget() {
-        let Some(b) = backend() else { return };
-        let ctx = &b.devices[0];
-        for n in [1usize, 10, 1000, 1 << 20] {
-            let p = Plan::new(n, ctx, 288);
-            assert!(
-                p.windows * p.window_bits >= 255 && p.groups >= 1,
-                "{p:?} for {n}"
-            );
-            assert!(
-                (p.windows * p.groups * ((1 << p.window_bits) - 1) * 288) as u64
-                    <= ctx.max_chunk_bytes / 2,
-                "{p:?} for {n}"
-            );
+    fn plans_cover_the_scalars_and_fit_one_allocation() {
+        // (n, largest allocation): PoCL's 1 GiB cap at test sizes, the H200's 35 GiB.
+        for (n, max_alloc) in [1usize, 10, 1000, 1 << 20]
+            .into_iter()
+            .map(|n| (n, 1u64 << 30))
+            .chain([(1 << 20, 35 << 30), (1 << 26, 35 << 30)])
+        {
+            {
+                let p = Plan::new(n, max_alloc, 288);
+                assert!(p.windows * p.c >= 256, "{p:?} for {n}");
+                assert!(p.buckets == 1 << (p.c - 1) && p.slices.is_power_of_two());
+                assert!(p.cap >= p.buckets + n.div_ceil(p.chunk), "{p:?} for {n}");
+                assert!(
+                    (p.windows * p.cap * 288) as u64 <= max_alloc
+                        && (p.windows * n * 4) as u64 <= max_alloc,
+                    "{p:?} for {n}"
+                );
+            }
         }
     }
 }
