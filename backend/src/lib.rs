@@ -145,16 +145,9 @@ pub trait ComputeBackend: Send + Sync {
         if segment == len {
             return self.transform(buf, transform, order);
         }
-        let mut host = vec![Fr::ZERO; segment];
-        let mut tmp = self.alloc_fr("segment", segment)?;
-        for start in (0..len).step_by(segment) {
-            self.read_fr(buf, start, &mut host)?;
-            self.write_fr(&mut tmp, 0, &host)?;
-            self.transform(&mut tmp, transform, order)?;
-            self.read_fr(&tmp, 0, &mut host)?;
-            self.write_fr(buf, start, &host)?;
-        }
-        Ok(())
+        each_segment(self, buf, segment, |tmp| {
+            self.transform(tmp, transform, order)
+        })
     }
 
     /// Multiplies element `i` of segment `k` (runs of `segment` consecutive scalars) by
@@ -180,18 +173,12 @@ pub trait ComputeBackend: Send + Sync {
         if segment == len {
             return self.distribute_powers(buf, base);
         }
-        let mut host = vec![Fr::ZERO; segment];
-        let mut tmp = self.alloc_fr("segment", segment)?;
         let mut g = base;
-        for start in (0..len).step_by(segment) {
-            self.read_fr(buf, start, &mut host)?;
-            self.write_fr(&mut tmp, 0, &host)?;
-            self.distribute_powers(&mut tmp, g)?;
-            self.read_fr(&tmp, 0, &mut host)?;
-            self.write_fr(buf, start, &host)?;
+        each_segment(self, buf, segment, |tmp| {
+            self.distribute_powers(tmp, g)?;
             g *= ratio;
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Makes G1 bases resident.
@@ -244,6 +231,26 @@ pub trait ComputeBackend: Send + Sync {
         scalars: Scalars<'_, Self>,
         density: Option<&Density>,
     ) -> Result<G2Projective, BackendError>;
+}
+
+/// Runs `op` on each run of `segment` scalars of `buf` in turn, through one temporary
+/// buffer and a host round trip: the trait's portable default for segmented operations.
+fn each_segment<B: ComputeBackend + ?Sized>(
+    backend: &B,
+    buf: &mut B::FrBuffer,
+    segment: usize,
+    mut op: impl FnMut(&mut B::FrBuffer) -> Result<(), BackendError>,
+) -> Result<(), BackendError> {
+    let mut host = vec![Fr::ZERO; segment];
+    let mut tmp = backend.alloc_fr("segment", segment)?;
+    for start in (0..backend.fr_len(buf)).step_by(segment) {
+        backend.read_fr(buf, start, &mut host)?;
+        backend.write_fr(&mut tmp, 0, &host)?;
+        op(&mut tmp)?;
+        backend.read_fr(&tmp, 0, &mut host)?;
+        backend.write_fr(buf, start, &host)?;
+    }
+    Ok(())
 }
 
 /// Checks that `segment` is a power of two dividing `len`, as the segmented transforms need.
