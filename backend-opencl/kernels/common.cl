@@ -4,6 +4,14 @@
 // selects the inline-PTX carry chains (see `mac` below and the generated `*_add_nc` /
 // `*_sub_nc` of each field). Every other device uses the portable 64-bit-product path.
 
+// SLUICE_NOINLINE_MUL keeps the field multiplications out of line: far smaller code for
+// the NVIDIA compiler to schedule (the G2 program's cold build), at the cost of a call.
+#ifdef SLUICE_NOINLINE_MUL
+#define SLUICE_MUL_ATTR __attribute__((noinline))
+#else
+#define SLUICE_MUL_ATTR
+#endif
+
 #ifdef SLUICE_NVIDIA
 // a * b + c + *carry, returning the low word and leaving the high word in *carry.
 // The sum never overflows 64 bits: (2^32-1)^2 + 2 (2^32-1) = 2^64 - 1.

@@ -82,8 +82,12 @@ inline FIELD FIELD_neg(FIELD a) { return FIELD_sub(FIELD_zero(), a); }
 
 inline FIELD FIELD_double(FIELD a) { return FIELD_add(a, a); }
 
+#ifdef SLUICE_NVIDIA
+// Montgomery product a b R^-1: generated PTX rows (src/ptx.rs).
+@MUL_PTX@
+#else
 // Montgomery product a b R^-1 (CIOS: one multiply row and one reduction row per limb of b).
-FIELD FIELD_mul(FIELD a, FIELD b) {
+SLUICE_MUL_ATTR FIELD FIELD_mul(FIELD a, FIELD b) {
   uint t[FIELD_LIMBS + 2];
   for (uint i = 0; i < FIELD_LIMBS + 2; i++) t[i] = 0;
   for (uint i = 0; i < FIELD_LIMBS; i++) {
@@ -109,6 +113,7 @@ FIELD FIELD_mul(FIELD a, FIELD b) {
   }
   return r;
 }
+#endif
 
 inline FIELD FIELD_sqr(FIELD a) { return FIELD_mul(a, a); }
 

@@ -16,6 +16,11 @@
 //! once, scalars being copied to the devices that need them. Partial sums are added on the
 //! host.
 //!
+//! # Environment overrides (experiments)
+//! `SLUICE_OPENCL_OPTIONS`: extra program build options. `SLUICE_MSM_WINDOW`,
+//! `SLUICE_MSM_CHUNK`, `SLUICE_MSM_SLICE`: the MSM's window bits, entries per chunk and
+//! chunks per reduce work item, instead of the planner's choice (see `kernels/msm.cl`).
+//!
 //! # Unsupported
 //! An NTT over a buffer split into several chunks (more than the device's largest single
 //! allocation: 2^25 elements on PoCL's 1 GiB cap; 2^30 on an H200) returns

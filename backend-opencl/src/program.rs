@@ -101,13 +101,20 @@ fn cache_key(parts: &[&str]) -> u128 {
     h
 }
 
-/// The build options for a device: the PTX path on NVIDIA.
-pub(crate) fn build_options(device: &DeviceInfo) -> &'static str {
-    if device.is_nvidia() {
+/// The build options for a device: the PTX path on NVIDIA, then `$SLUICE_OPENCL_OPTIONS`
+/// (extra compiler options for experiments, e.g. `-DSLUICE_NOINLINE_MUL` or
+/// `-cl-nv-opt-level=1`; part of the cache key like every option).
+pub(crate) fn build_options(device: &DeviceInfo) -> String {
+    let mut o = String::from(if device.is_nvidia() {
         "-DSLUICE_NVIDIA"
     } else {
         ""
+    });
+    if let Ok(extra) = std::env::var("SLUICE_OPENCL_OPTIONS") {
+        o.push(' ');
+        o.push_str(&extra);
     }
+    o
 }
 
 /// Builds `kind` for one device in `context`, from a cached binary when one matches.
@@ -119,6 +126,7 @@ pub(crate) fn build(
 ) -> Result<core::Program, BackendError> {
     let source = kind.source();
     let options = build_options(device);
+    let options = options.as_str();
     let key = cache_key(&[
         &source,
         &device.name,
@@ -317,7 +325,7 @@ mod tests {
         assert!(name.starts_with("fr-") && name.ends_with(".bin"), "{name}");
         let bin = std::fs::read(&files[0]).unwrap();
         let ctx = &b.devices[0];
-        from_binary(&ctx.context, ctx.info, &bin, build_options(ctx.info)).unwrap();
+        from_binary(&ctx.context, ctx.info, &bin, &build_options(ctx.info)).unwrap();
         let times = program_build_times();
         assert!(times.iter().any(|t| t.program == "fr" && t.seconds >= 0.0));
         std::fs::remove_dir_all(&dir).unwrap();
