@@ -62,6 +62,9 @@ __kernel void fr_bit_reverse(__global Fr *a, uint log_n) {
 // runs the rounds upwards, decimation in frequency (dif = 1, natural input to bit-reversed
 // output) downwards. The twiddle w^e (w a primitive 2^log_n-th root, e < 2^(log_n-1)) is
 // tw_lo[e mod 2^lo_bits] * tw_hi[e >> lo_bits]: two small tables instead of one of n/2.
+// A set needs 2^deg - 1 distinct twiddles (2^q in round q), against deg 2^(deg-1)
+// butterflies: they are computed once into local memory, `u` holding 2^(deg+1) elements
+// (the set, then the twiddles of round q at 2^q - 1 + j).
 __kernel void fr_ntt_pass(__global Fr *a, __global const Fr *tw_lo, __global const Fr *tw_hi,
                           __local Fr *u, uint log_n, uint log_m0, uint deg, uint lo_bits,
                           uint dif) {
@@ -70,18 +73,25 @@ __kernel void fr_ntt_pass(__global Fr *a, __global const Fr *tw_lo, __global con
   const uint m0 = 1u << log_m0;
   const uint r = set & (m0 - 1);
   const uint base = ((set >> log_m0) << (log_m0 + deg)) + r;
-  const uint hsize = 1u << (deg - 1);
+  const uint size = 1u << deg;
+  const uint hsize = size >> 1;
+  __local Fr *tw = u + size;
   u[lid] = a[base + lid * m0];
   u[lid + hsize] = a[base + (lid + hsize) * m0];
+  for (uint idx = lid; idx + 1 < size; idx += hsize) {
+    // Round q's butterfly j = jl m0 + r in its block of 2m uses w_2m^j.
+    const uint q = 31 - clz(idx + 1);
+    const uint jl = idx + 1 - (1u << q);
+    const uint e = (jl * m0 + r) << (log_n - 1 - log_m0 - q);
+    tw[idx] = Fr_mul(tw_lo[e & ((1u << lo_bits) - 1)], tw_hi[e >> lo_bits]);
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint s = 0; s < deg; s++) {
     const uint q = dif ? deg - 1 - s : s;
     const uint jl = lid & ((1u << q) - 1);
     const uint i0 = ((lid >> q) << (q + 1)) + jl;
     const uint i1 = i0 + (1u << q);
-    // The butterfly's position j = jl m0 + r in its block of 2m; its twiddle is w_2m^j.
-    const uint e = (jl * m0 + r) << (log_n - 1 - log_m0 - q);
-    const Fr w = Fr_mul(tw_lo[e & ((1u << lo_bits) - 1)], tw_hi[e >> lo_bits]);
+    const Fr w = tw[(1u << q) - 1 + jl];
     const Fr x = u[i0];
     const Fr y = u[i1];
     if (dif) {
