@@ -49,6 +49,9 @@ pub enum PipelineError {
         /// The panic message.
         message: String,
     },
+    /// The proof was cancelled through its handle.
+    #[error("the proof was cancelled")]
+    Cancelled,
     /// The resident parameters alone exceed the device budget.
     #[error("the parameters take {params} device bytes, more than the device budget of {budget}")]
     ParametersDoNotFit {

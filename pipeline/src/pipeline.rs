@@ -134,6 +134,15 @@ pub struct ProofHandle {
 }
 
 impl ProofHandle {
+    /// Cancels the proof: its partitions not yet started are skipped (those running
+    /// finish), and [`wait`](Self::wait) returns [`PipelineError::Cancelled`] unless a
+    /// partition had already failed.
+    pub fn cancel(&self) {
+        lock(&self.state.inner)
+            .error
+            .get_or_insert(PipelineError::Cancelled);
+    }
+
     /// Waits for every partition; the proofs in partition order, or the first failure
     /// (with the partition's index and cause).
     pub fn wait(self) -> Result<(Vec<Proof>, Vec<PartitionReport>), PipelineError> {

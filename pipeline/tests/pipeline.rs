@@ -203,6 +203,29 @@ fn a_failed_partition_fails_its_proof_and_the_pipeline_keeps_serving() {
 }
 
 #[test]
+fn a_cancelled_proof_stops_and_the_next_one_verifies() {
+    let seed = 85;
+    let (params, mut rng) = setup(seed);
+    let pvk = prepare_verifying_key(&params.vk);
+    let config = PipelineConfig {
+        workers: 1,
+        host_budget_bytes: Some(1 << 30),
+        device_budget_bytes: Some(1 << 30),
+        ..PipelineConfig::default()
+    };
+    let pipeline = Pipeline::new(&params, vec![CpuBackend::new()], &config).unwrap();
+    let (circuits, _) = partitions(6, &mut rng);
+    let cancelled = pipeline.submit(circuits, &mut rng).unwrap();
+    cancelled.cancel();
+    assert!(matches!(cancelled.wait(), Err(PipelineError::Cancelled)));
+    let (circuits, inputs) = partitions(2, &mut rng);
+    let (proofs, _) = pipeline.submit(circuits, &mut rng).unwrap().wait().unwrap();
+    for (proof, inputs) in proofs.iter().zip(&inputs) {
+        assert!(verify_proof(&pvk, proof, inputs).unwrap(), "seed {seed}");
+    }
+}
+
+#[test]
 fn budgets_that_cannot_hold_one_partition_are_refused() {
     let (params, _) = setup(84);
     let base = PipelineConfig {
