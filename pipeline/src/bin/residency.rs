@@ -5,15 +5,17 @@
 //! ```text
 //! cargo run --release -p sluice-pipeline --bin residency -- [--sizes 16,18,20]
 //!     [--budget-bytes B | --budget-vectors F] [--partitions N] [--pipeline-log L]
-//!     [--h-only]
+//!     [--h-only] [--backend cpu|opencl]
 //! ```
+//!
+//! `--backend opencl` (build with `--features opencl`) runs everything on the first OpenCL
+//! device, with b_g2 on the CPU in the pipeline.
 //!
 //! `--h-only` times the H computation alone (random a and b, no parameters or MSMs), in
 //! memory and streaming, and checks the two h agree: how sizes whose MSMs take too long on
 //! a small CPU (2^24) are still measured.
 //!
-//! Generic over the backend ([`run_sizes`], [`run_pipeline`]); this binary builds the CPU
-//! backend. A GPU run passes another backend's constructor to the same functions.
+//! Every measurement is generic over the backend; only `main` names one.
 //! Benchmark parameters (random points) are used: proofs take real time but do not verify.
 
 use std::time::{Duration, Instant};
@@ -54,6 +56,7 @@ struct Options {
     partitions: usize,
     pipeline_log: u32,
     h_only: bool,
+    opencl: bool,
 }
 
 fn parse() -> Result<Options, String> {
@@ -63,6 +66,7 @@ fn parse() -> Result<Options, String> {
         partitions: 8,
         pipeline_log: 16,
         h_only: false,
+        opencl: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -83,6 +87,11 @@ fn parse() -> Result<Options, String> {
             "--budget-vectors" => o.budget = Budget::Vectors(value.parse().map_err(|e| bad(&e))?),
             "--partitions" => o.partitions = value.parse().map_err(|e| bad(&e))?,
             "--pipeline-log" => o.pipeline_log = value.parse().map_err(|e| bad(&e))?,
+            "--backend" => match value.as_str() {
+                "cpu" => o.opencl = false,
+                "opencl" => o.opencl = true,
+                _ => return Err(bad(&"expected cpu or opencl")),
+            },
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -117,7 +126,7 @@ fn prove_one<B: ComputeBackend>(
 
 /// In-memory vs streaming at each size; prints one table row per mode.
 fn run_sizes<B: ComputeBackend>(
-    make: impl Fn(MemoryTracker) -> B,
+    make: &impl Fn(MemoryTracker) -> Result<B, String>,
     o: &Options,
 ) -> Result<(), String> {
     println!("| log n | mode | budget (vectors) | prove (s) | streaming / in-memory | host peak (vectors) | device working set (vectors) |");
@@ -126,7 +135,7 @@ fn run_sizes<B: ComputeBackend>(
     for &log in &o.sizes {
         let n = 1u64 << log;
         let params = parameters(log, &mut rng)?;
-        let backend = make(MemoryTracker::default());
+        let backend = make(MemoryTracker::default())?;
         let resident = ResidentParameters::upload(&params, &backend).map_err(|e| e.to_string())?;
         let rs = (Fr::random(&mut rng), Fr::random(&mut rng));
         let budget = o.budget.bytes(n * 32);
@@ -157,7 +166,7 @@ fn run_sizes<B: ComputeBackend>(
 
 /// The H computation alone, in memory and streaming, on random evaluations.
 fn run_h_only<B: ComputeBackend>(
-    make: impl Fn(MemoryTracker) -> B,
+    make: &impl Fn(MemoryTracker) -> Result<B, String>,
     o: &Options,
 ) -> Result<(), String> {
     println!("| log n | mode | budget (vectors) | H (s) | streaming / in-memory | host peak (vectors) | device peak (vectors) |");
@@ -171,7 +180,7 @@ fn run_h_only<B: ComputeBackend>(
         let b: Vec<Fr> = (0..n).map(|_| Fr::random(&mut rng)).collect();
         let e = |e: &dyn std::fmt::Display| e.to_string();
         let tracker = MemoryTracker::default();
-        let backend = make(tracker.clone());
+        let backend = make(tracker.clone())?;
         let vectors = |a: &[Fr], b: &[Fr]| -> Result<(HostVector, HostVector), String> {
             Ok((
                 HostVector::track(&tracker, "a", a.to_vec()).map_err(|x| e(&x))?,
@@ -217,7 +226,7 @@ fn run_h_only<B: ComputeBackend>(
 
 /// Pipeline throughput with 1, 2 and 4 workers on one device.
 fn run_pipeline<B: ComputeBackend + 'static>(
-    make: impl Fn(MemoryTracker) -> B,
+    make: &impl Fn(MemoryTracker) -> Result<B, String>,
     o: &Options,
 ) -> Result<(), String> {
     let log = o.pipeline_log;
@@ -234,7 +243,7 @@ fn run_pipeline<B: ComputeBackend + 'static>(
             h_mode: HModeChoice::InMemory,
             ..PipelineConfig::default()
         };
-        let pipeline = Pipeline::new(&params, vec![make(MemoryTracker::default())], &config)
+        let pipeline = Pipeline::new(&params, vec![make(MemoryTracker::default())?], &config)
             .map_err(|e| e.to_string())?;
         let circuits: Vec<_> = (0..o.partitions)
             .map(|i| MimcLike::filling_domain(log, Some(Fr::from(i as u64))))
@@ -258,13 +267,42 @@ fn run_pipeline<B: ComputeBackend + 'static>(
     Ok(())
 }
 
+/// Every measurement the options ask for, on backends `make` builds.
+fn run_all<B: ComputeBackend + 'static>(
+    make: &impl Fn(MemoryTracker) -> Result<B, String>,
+    o: &Options,
+) -> Result<(), String> {
+    if o.h_only {
+        return run_h_only(make, o);
+    }
+    run_sizes(make, o)?;
+    run_pipeline(make, o)
+}
+
+#[cfg(feature = "opencl")]
+fn run_opencl(o: &Options) -> Result<(), String> {
+    use sluice_backend_opencl::{OpenClBackend, OpenClConfig};
+    let make = |t: MemoryTracker| {
+        OpenClBackend::new(OpenClConfig {
+            tracker: Some(t),
+            ..OpenClConfig::default()
+        })
+        .map_err(|e| e.to_string())
+    };
+    run_all(&make, o)
+}
+
+#[cfg(not(feature = "opencl"))]
+fn run_opencl(_: &Options) -> Result<(), String> {
+    Err("built without the `opencl` feature".into())
+}
+
 fn main() {
     let result = parse().and_then(|o| {
-        if o.h_only {
-            return run_h_only(CpuBackend::with_tracker, &o);
+        if o.opencl {
+            return run_opencl(&o);
         }
-        run_sizes(CpuBackend::with_tracker, &o)?;
-        run_pipeline(CpuBackend::with_tracker, &o)
+        run_all(&|t| Ok(CpuBackend::with_tracker(t)), &o)
     });
     if let Err(e) = result {
         eprintln!("residency: {e}");
