@@ -1,5 +1,7 @@
 //! The typed pipeline configuration and the machine defaults it falls back to.
 
+use std::time::Duration;
+
 use crate::HModeChoice;
 
 /// How the pipeline runs. Budgets left `None` come from the machine when the pipeline is
@@ -26,6 +28,9 @@ pub struct PipelineConfig {
     /// Compute the b_g2 MSM on the CPU right after synthesis (overlapped with device work)
     /// instead of on the device. The CPU copy of the b_g2 bases is fixed host memory.
     pub b_g2_on_cpu: bool,
+    /// How long a partition waits for device memory held by others sharing the device
+    /// (under the device budget) before it tries anyway and fails with the cause.
+    pub device_wait: Duration,
 }
 
 impl Default for PipelineConfig {
@@ -37,6 +42,7 @@ impl Default for PipelineConfig {
             headroom_percent: 10,
             h_mode: HModeChoice::Auto,
             b_g2_on_cpu: true,
+            device_wait: Duration::from_secs(60),
         }
     }
 }

@@ -336,6 +336,8 @@ impl Pipeline {
         for (d, (backend, params)) in backends.into_iter().zip(resident).enumerate() {
             let worker = DeviceWorker {
                 backend,
+                partition_device_bytes: plan.partition_device_bytes,
+                device_wait: config.device_wait,
                 params,
                 ready: Arc::clone(&ready_rx),
                 config: ProverConfig {
@@ -528,6 +530,10 @@ impl SynthesisWorker {
 
 struct DeviceWorker<B: ComputeBackend> {
     backend: B,
+    /// Device bytes one partition's work is planned to take.
+    partition_device_bytes: u64,
+    /// How long a partition waits for device memory others hold before trying anyway.
+    device_wait: Duration,
     params: Arc<ResidentParameters<B>>,
     ready: Arc<Mutex<Receiver<Ready>>>,
     config: ProverConfig,
@@ -536,6 +542,31 @@ struct DeviceWorker<B: ComputeBackend> {
 }
 
 impl<B: ComputeBackend> DeviceWorker<B> {
+    /// Waits while the device tracker's limit leaves less than the partition's planned
+    /// working set (others share the device); after `device_wait` it tries anyway, and a
+    /// refused allocation then fails the partition with the cause.
+    fn wait_for_device_memory(&self, index: usize) {
+        let tracker = self.backend.tracker();
+        let Some(limit) = tracker.limit(MemoryKind::Device) else {
+            return;
+        };
+        let free = || limit.saturating_sub(tracker.current(MemoryKind::Device));
+        if free() >= self.partition_device_bytes {
+            return;
+        }
+        log::warn!(
+            "device {}: partition {index} waits for device memory: it needs {} bytes, {} are \
+             free under the budget",
+            self.device,
+            self.partition_device_bytes,
+            free()
+        );
+        let start = Instant::now();
+        while free() < self.partition_device_bytes && start.elapsed() < self.device_wait {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     fn run(self) {
         loop {
             let ready = match lock(&self.ready).recv() {
@@ -546,6 +577,7 @@ impl<B: ComputeBackend> DeviceWorker<B> {
                 ready.proof.cancel(ready.index);
                 continue;
             }
+            self.wait_for_device_memory(ready.index);
             let t = Instant::now();
             // A tracker of the partition's own measures its host peak exactly.
             let config = ProverConfig {

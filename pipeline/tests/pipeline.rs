@@ -227,6 +227,42 @@ fn a_cancelled_proof_stops_and_the_next_one_verifies() {
 }
 
 #[test]
+fn a_partition_waits_for_device_memory_held_by_another_user() {
+    let seed = 86;
+    let (params, mut rng) = setup(seed);
+    let pvk = prepare_verifying_key(&params.vk);
+    let device_budget = params_device_bytes(&params) + (4u64 << LOG_N) * 32;
+    let tracker = MemoryTracker::default();
+    let config = PipelineConfig {
+        workers: 1,
+        host_budget_bytes: Some(1 << 30),
+        device_budget_bytes: Some(device_budget),
+        h_mode: HModeChoice::InMemory,
+        ..PipelineConfig::default()
+    };
+    let pipeline = Pipeline::new(
+        &params,
+        vec![CpuBackend::with_tracker(tracker.clone())],
+        &config,
+    )
+    .unwrap();
+    // Another user of the same device takes half of a partition's working set: proving
+    // now would be refused.
+    let other = tracker
+        .allocate(MemoryKind::Device, "another user", (2u64 << LOG_N) * 32)
+        .unwrap();
+    let (circuits, inputs) = partitions(1, &mut rng);
+    let handle = pipeline.submit(circuits, &mut rng).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    drop(other);
+    let (proofs, _) = handle.wait().unwrap();
+    assert!(
+        verify_proof(&pvk, &proofs[0], &inputs[0]).unwrap(),
+        "seed {seed}"
+    );
+}
+
+#[test]
 fn budgets_that_cannot_hold_one_partition_are_refused() {
     let (params, _) = setup(84);
     let base = PipelineConfig {
