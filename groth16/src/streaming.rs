@@ -54,7 +54,7 @@ const NN: NttOrder = NttOrder::NaturalToNatural;
 /// capacity, which is what it holds) for as long as it lives.
 pub struct HostVector {
     data: Vec<Fr>,
-    _allocation: Allocation,
+    allocation: Allocation,
 }
 
 impl HostVector {
@@ -63,10 +63,7 @@ impl HostVector {
     pub fn track(tracker: &MemoryTracker, what: &str, data: Vec<Fr>) -> Result<Self, BackendError> {
         let bytes = (data.capacity() as u64).saturating_mul(FR_BYTES);
         let allocation = tracker.allocate(MemoryKind::Host, what, bytes)?;
-        Ok(HostVector {
-            data,
-            _allocation: allocation,
-        })
+        Ok(HostVector { data, allocation })
     }
 
     /// `len` zeros, counted before they are allocated.
@@ -78,13 +75,13 @@ impl HostVector {
         )?;
         Ok(HostVector {
             data: vec![Fr::ZERO; len],
-            _allocation: allocation,
+            allocation,
         })
     }
 
     /// The tracked bytes.
     pub fn bytes(&self) -> u64 {
-        self._allocation.bytes()
+        self.allocation.bytes()
     }
 }
 
@@ -540,6 +537,7 @@ mod tests {
                 .unwrap();
                 assert_eq!(&h[..], &expected[..], "seed {seed}, n {n}, budget {budget}");
                 assert_eq!(h[n - 1], Fr::ZERO, "deg h <= n - 2");
+                assert_eq!(h.bytes(), n as u64 * 32, "h is returned in b's memory");
                 let peak = tracker.peak(MemoryKind::Device);
                 assert!(
                     peak <= budget && peak <= plan.device_bytes(),
