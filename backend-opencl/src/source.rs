@@ -13,6 +13,11 @@ const EC: &str = include_str!("../kernels/ec.cl");
 const MSM: &str = include_str!("../kernels/msm.cl");
 const FR_OPS: &str = include_str!("../kernels/fr.cl");
 
+/// Out-of-line Fq multiplications for the MSM programs. Measured on an H200: the G1
+/// program builds in 5.7 s instead of 32 s and its 2^20 MSM runs in 32 ms instead of 57 ms
+/// (smaller kernels, fewer registers); the G2 program in 25-56 s instead of 80 s.
+const NOINLINE_MUL: &str = "#ifndef SLUICE_NOINLINE_MUL\n#define SLUICE_NOINLINE_MUL\n#endif\n";
+
 /// One program per job, so a job never compiles code it does not use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ProgramKind {
@@ -48,17 +53,13 @@ impl ProgramKind {
                 s.push_str(FR_OPS);
             }
             ProgramKind::G1Msm => {
+                s.insert_str(0, NOINLINE_MUL);
                 push_scalar_defines(&mut s);
                 push_field::<6>(&mut s, "Fq", &FQ_CONSTS);
                 push_curve(&mut s, "Fq", "G1");
             }
             ProgramKind::G2Msm => {
-                // Out-of-line Fq multiplications: the fully inlined G2 program took 80 s
-                // to build on an H200.
-                s.insert_str(
-                    0,
-                    "#ifndef SLUICE_NOINLINE_MUL\n#define SLUICE_NOINLINE_MUL\n#endif\n",
-                );
+                s.insert_str(0, NOINLINE_MUL);
                 push_scalar_defines(&mut s);
                 push_field::<6>(&mut s, "Fq", &FQ_CONSTS);
                 s.push_str(FQ2);
