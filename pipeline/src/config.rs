@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::HModeChoice;
+use crate::{HModeChoice, PipelineError};
 
 /// How the pipeline runs. Budgets left `None` come from the machine when the pipeline is
 /// built: the host budget from `MemAvailable` in `/proc/meminfo`, each device budget from
@@ -11,6 +11,9 @@ use crate::HModeChoice;
 ///
 /// For the CPU backend "device" memory is host RAM too: give explicit budgets that split
 /// the machine between the two.
+///
+/// Operators can override workers and budgets from the environment with
+/// [`PipelineConfig::with_env_overrides`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PipelineConfig {
     /// Partition workers asked for: partitions held at once (synthesizing, waiting or in
@@ -48,6 +51,46 @@ impl Default for PipelineConfig {
 }
 
 impl PipelineConfig {
+    /// The environment variables [`with_env_overrides`](Self::with_env_overrides) reads.
+    pub const ENV_WORKERS: &'static str = "SLUICE_PIPELINE_WORKERS";
+    /// See [`ENV_WORKERS`](Self::ENV_WORKERS).
+    pub const ENV_HOST_BUDGET: &'static str = "SLUICE_HOST_BUDGET_BYTES";
+    /// See [`ENV_WORKERS`](Self::ENV_WORKERS).
+    pub const ENV_DEVICE_BUDGET: &'static str = "SLUICE_DEVICE_BUDGET_BYTES";
+
+    /// This configuration with operator overrides from the environment, where set:
+    /// `SLUICE_PIPELINE_WORKERS` (workers), `SLUICE_HOST_BUDGET_BYTES` and
+    /// `SLUICE_DEVICE_BUDGET_BYTES` (budgets, in bytes). Typed configuration comes first;
+    /// these exist so a deployment can be tuned without a rebuild.
+    pub fn with_env_overrides(self) -> Result<Self, PipelineError> {
+        self.with_overrides(|name| std::env::var(name).ok())
+    }
+
+    fn with_overrides(
+        mut self,
+        var: impl Fn(&'static str) -> Option<String>,
+    ) -> Result<Self, PipelineError> {
+        let parse = |name: &'static str| -> Result<Option<u64>, PipelineError> {
+            var(name)
+                .map(|v| {
+                    v.trim()
+                        .parse::<u64>()
+                        .map_err(|_| PipelineError::BadOverride { name, value: v })
+                })
+                .transpose()
+        };
+        if let Some(w) = parse(Self::ENV_WORKERS)? {
+            self.workers = usize::try_from(w).unwrap_or(usize::MAX);
+        }
+        if let Some(b) = parse(Self::ENV_HOST_BUDGET)? {
+            self.host_budget_bytes = Some(b);
+        }
+        if let Some(b) = parse(Self::ENV_DEVICE_BUDGET)? {
+            self.device_budget_bytes = Some(b);
+        }
+        Ok(self)
+    }
+
     /// `bytes` less the headroom.
     pub(crate) fn less_headroom(&self, bytes: u64) -> u64 {
         bytes / 100 * u64::from(100 - self.headroom_percent.min(100))
@@ -79,6 +122,40 @@ mod tests {
         if std::path::Path::new("/proc/meminfo").exists() {
             assert!(machine_host_available_bytes().is_some_and(|b| b > 0));
         }
+    }
+
+    #[test]
+    fn environment_overrides_replace_typed_values() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &'static str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| (*v).to_owned())
+            }
+        };
+        let base = PipelineConfig {
+            workers: 3,
+            ..PipelineConfig::default()
+        };
+        let c = base
+            .clone()
+            .with_overrides(env(&[
+                ("SLUICE_PIPELINE_WORKERS", "12"),
+                ("SLUICE_HOST_BUDGET_BYTES", " 1000 "),
+            ]))
+            .unwrap();
+        assert_eq!(c.workers, 12);
+        assert_eq!(c.host_budget_bytes, Some(1000));
+        assert_eq!(c.device_budget_bytes, None, "unset stays as typed");
+        assert_eq!(base.clone().with_overrides(env(&[])).unwrap(), base);
+        assert!(matches!(
+            base.with_overrides(env(&[("SLUICE_DEVICE_BUDGET_BYTES", "16G")])),
+            Err(PipelineError::BadOverride {
+                name: "SLUICE_DEVICE_BUDGET_BYTES",
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -78,6 +78,14 @@ pub enum PipelineError {
         /// Bytes one partition holds.
         partition: u64,
     },
+    /// An environment override is not a number.
+    #[error("environment override {name}={value:?} is not a whole number")]
+    BadOverride {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
     /// No backend was given.
     #[error("the pipeline needs at least one backend")]
     NoDevices,
