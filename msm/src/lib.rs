@@ -149,6 +149,11 @@ impl Default for MsmConfig {
 /// bit. Other lengths give [`MsmError::LengthMismatch`]. Empty inputs give the identity.
 /// Identity bases are allowed (they contribute nothing).
 ///
+/// # Memory
+/// Besides the inputs: 44 bytes per term whose scalar is neither 0 nor 1 (recoded scalar and
+/// base index), 4 bytes per scalar-one term, and per thread the buckets of one window (at most
+/// a few MiB at the window widths the cost model picks).
+///
 /// # Security
 /// Variable time in the scalars and the points; see the [crate documentation](crate) for why
 /// that is the accepted practice for a prover and where it is not acceptable.
