@@ -15,8 +15,13 @@ use sluice_ntt::Domain;
 /// sizes of a real GPU run.
 #[derive(Clone, Debug)]
 pub struct SuiteSizes {
-    /// log2 sizes of the NTT-family checks.
+    /// log2 sizes of the NTT-family checks (every transform in every order).
     pub ntt_logs: Vec<u32>,
+    /// log2 sizes checked with one forward NTT and a round trip only: GPU sizes whose CPU
+    /// reference would take minutes for the whole family.
+    pub ntt_forward_logs: Vec<u32>,
+    /// log2 domain of the whole-proof checks.
+    pub proof_log: u32,
     /// Lengths of the pointwise checks.
     pub pointwise: Vec<usize>,
     /// Base counts of the G1 MSM checks.
@@ -30,7 +35,9 @@ impl SuiteSizes {
     pub fn from_env() -> Self {
         if std::env::var("SLUICE_DIFF_LARGE").is_ok_and(|v| v == "1") {
             SuiteSizes {
-                ntt_logs: vec![1, 10, 16, 20, 24, 27],
+                ntt_logs: vec![1, 10, 16, 20],
+                ntt_forward_logs: vec![24, 27],
+                proof_log: 16,
                 pointwise: vec![1 << 20, (1 << 24) + 3],
                 msm_g1: vec![1, 1000, (1 << 16) + 1, 1 << 20, 1 << 22],
                 msm_g2: vec![1, 1000, (1 << 16) + 1, 1 << 20],
@@ -38,6 +45,8 @@ impl SuiteSizes {
         } else {
             SuiteSizes {
                 ntt_logs: vec![0, 1, 2, 5, 8, 11],
+                ntt_forward_logs: vec![13],
+                proof_log: 10,
                 pointwise: vec![1, 3, 1000, 4097],
                 msm_g1: vec![1, 2, 3, 255, 256, 257, 1500],
                 msm_g2: vec![1, 3, 129, 300],
@@ -131,6 +140,26 @@ pub fn ntt_family<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64)
         assert!(
             download(backend, &shifted) == download(backend, &coset),
             "coset NTT != distribute powers + NTT at 2^{log} (seed {seed:#x})"
+        );
+    }
+    for &log in &sizes.ntt_forward_logs {
+        let domain = Domain::<Fr>::new(log).unwrap();
+        let input = random_fr(1 << log, &mut rng);
+        let order = NttOrder::NaturalToNatural;
+        let mut buf = backend.upload_fr("large ntt", &input).unwrap();
+        backend.transform(&mut buf, Transform::Ntt, order).unwrap();
+        let mut expect = input.clone();
+        sluice_ntt::ntt(&domain, &mut expect, order).unwrap();
+        assert!(
+            download(backend, &buf) == expect,
+            "NTT at 2^{log} differs from sluice-ntt on {} (seed {seed:#x})",
+            backend.name()
+        );
+        backend.transform(&mut buf, Transform::Intt, order).unwrap();
+        assert!(
+            download(backend, &buf) == input,
+            "round trip at 2^{log} on {} (seed {seed:#x})",
+            backend.name()
         );
     }
     // A domain of 2^33 is beyond the field; an odd length is not a domain at all.

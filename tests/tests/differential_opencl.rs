@@ -81,12 +81,7 @@ fn msm_g2() {
 #[test]
 fn whole_proof_matches_cpu_and_verifies() {
     let Some(b) = backend() else { return };
-    let log = if SuiteSizes::from_env().ntt_logs.len() > 6 {
-        16
-    } else {
-        10
-    };
-    suite::proof(b, log, 0x5052_4f01);
+    suite::proof(b, SuiteSizes::from_env().proof_log, 0x5052_4f01);
 }
 
 #[test]
