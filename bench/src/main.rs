@@ -19,7 +19,8 @@ use sluice_field::{Fr, G1Projective, G2Projective};
 use sluice_groth16::demo::MimcLike;
 use sluice_groth16::{
     generate_benchmark_parameters, generate_random_parameters, prepare_verifying_key,
-    prove_assignment, verify_proof, CircuitShape, ProvingAssignment, ResidentParameters,
+    prove_assignment, verify_proof, CircuitShape, ParameterSource, ProvingAssignment,
+    ResidentParameters,
 };
 
 use options::{Op, Options, USAGE};
@@ -130,8 +131,15 @@ fn ladder<B: ComputeBackend>(
             done += 1;
             eprint!("[{done}/{total}] {label} {} 2^{log} ... ", op.name());
             rows.push(row(op, label, log, || {
-                measure(backend, op, log, opts).map(|(times, peak)| (times, Some(peak)))
+                measure(backend, op, log, opts, false).map(|(times, peak)| (times, Some(peak)))
             }));
+            if opts.uploads {
+                let with_uploads = format!("{label}+upload");
+                eprint!("[{done}/{total}] {with_uploads} {} 2^{log} ... ", op.name());
+                rows.push(row(op, &with_uploads, log, || {
+                    measure(backend, op, log, opts, true).map(|(times, peak)| (times, Some(peak)))
+                }));
+            }
             for &(peer, f) in peers_for(op.name()).iter().filter(|_| with_peers) {
                 eprint!("[{done}/{total}] {peer} {} 2^{log} ... ", op.name());
                 rows.push(row(op, peer, log, || {
@@ -186,11 +194,16 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 /// One warm-up and `opts.reps` timed runs of `op` at 2^log; returns the times and the
 /// backend's peak device bytes during the runs: inputs included, resident proving
 /// parameters excluded (they are shared by every proof).
+///
+/// Without `uploads` the inputs are resident before the clock starts (NTT data, MSM bases,
+/// proving parameters; MSM scalars still come from the host, as a prover's do). With
+/// `uploads` every timed run also moves its inputs in (and the NTT result back out).
 fn measure<B: ComputeBackend>(
     backend: &B,
     op: Op,
     log: u32,
     opts: &Options,
+    uploads: bool,
 ) -> Result<(Vec<Duration>, u64), String> {
     let e = |e: BackendError| e.to_string();
     let n = 1usize << log;
@@ -199,11 +212,31 @@ fn measure<B: ComputeBackend>(
     backend.tracker().reset_peaks();
     let mut baseline = 0;
     let times = match op {
+        Op::Ntt if uploads => {
+            let mut out = vec![Fr::ZERO; n];
+            time(backend, opts.reps, || {
+                let mut buf = backend.upload_fr("ntt input", &scalars).map_err(e)?;
+                backend
+                    .transform(&mut buf, Transform::Ntt, NttOrder::NaturalToNatural)
+                    .and_then(|()| backend.read_fr(&buf, 0, &mut out))
+                    .map_err(e)
+            })?
+        }
         Op::Ntt => {
             let mut buf = backend.upload_fr("ntt input", &scalars).map_err(e)?;
             time(backend, opts.reps, || {
                 backend
                     .transform(&mut buf, Transform::Ntt, NttOrder::NaturalToNatural)
+                    .map_err(e)
+            })?
+        }
+        Op::MsmG1 if uploads => {
+            let points = sluice_msm::random_points::<G1Projective>(n, &mut rng);
+            time(backend, opts.reps, || {
+                let bases = backend.upload_g1_bases("msm bases", &points).map_err(e)?;
+                backend
+                    .msm_g1(&bases, 0, Scalars::Host(&scalars), None)
+                    .map(drop)
                     .map_err(e)
             })?
         }
@@ -217,6 +250,16 @@ fn measure<B: ComputeBackend>(
             time(backend, opts.reps, || {
                 backend
                     .msm_g1(&bases, 0, Scalars::Host(&scalars), None)
+                    .map(drop)
+                    .map_err(e)
+            })?
+        }
+        Op::MsmG2 if uploads => {
+            let points = sluice_msm::random_points::<G2Projective>(n, &mut rng);
+            time(backend, opts.reps, || {
+                let bases = backend.upload_g2_bases("msm bases", &points).map_err(e)?;
+                backend
+                    .msm_g2(&bases, 0, Scalars::Host(&scalars), None)
                     .map(drop)
                     .map_err(e)
             })?
@@ -243,19 +286,26 @@ fn measure<B: ComputeBackend>(
             );
             let params =
                 generate_benchmark_parameters(&shape, &mut rng).map_err(|e| e.to_string())?;
-            let resident =
-                ResidentParameters::upload(&params, backend).map_err(|e| e.to_string())?;
-            drop(params);
-            backend.tracker().reset_peaks();
-            baseline = backend.tracker().current(MemoryKind::Device);
-            time(backend, opts.reps, || {
-                let cs =
-                    ProvingAssignment::synthesize(circuit.clone()).map_err(|e| e.to_string())?;
-                let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
-                prove_assignment(cs, &resident, r, s, backend)
-                    .map(drop)
-                    .map_err(|e| e.to_string())
-            })?
+            let mut prove = |source: &dyn ParameterSource<B>| {
+                time(backend, opts.reps, || {
+                    let cs = ProvingAssignment::synthesize(circuit.clone())
+                        .map_err(|e| e.to_string())?;
+                    let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
+                    prove_assignment(cs, source, r, s, backend)
+                        .map(drop)
+                        .map_err(|e| e.to_string())
+                })
+            };
+            if uploads {
+                prove(&params)?
+            } else {
+                let resident =
+                    ResidentParameters::upload(&params, backend).map_err(|e| e.to_string())?;
+                drop(params);
+                backend.tracker().reset_peaks();
+                baseline = backend.tracker().current(MemoryKind::Device);
+                prove(&resident)?
+            }
         }
     };
     Ok((times, backend.tracker().peak(MemoryKind::Device) - baseline))

@@ -71,6 +71,8 @@ pub struct Options {
     pub out_dir: PathBuf,
     /// Seed of every random input.
     pub seed: u64,
+    /// Also measure every row with its inputs moved in (and NTT results out) per run.
+    pub uploads: bool,
     /// log2 domain size of the demo proof (setup, prove, verify) run first; `None` skips it.
     pub demo_log: Option<u32>,
     /// Also measure the peers (arkworks, blst, bellperson) after the sluice rows.
@@ -89,6 +91,7 @@ usage: cargo xtask bench [options]
   --reps N          timed repetitions per row, after one warm-up (default: 5)
   --out DIR         output directory (default: target/sluice-bench)
   --seed N          seed of the random inputs (default: 1)
+  --uploads         also time each row with its inputs uploaded per run (rows `<backend>+upload`)
   --demo K|off      log2 size of the demo proof run first: setup, prove, verify (default: 10)
   --compare         also measure the peers: arkworks, blst, bellperson (needs the runner's
                     `compare` feature)
@@ -108,6 +111,7 @@ impl Options {
             out_dir: PathBuf::from("target/sluice-bench"),
             seed: 1,
             demo_log: Some(10),
+            uploads: false,
             compare: false,
         };
         let mut it = args.iter();
@@ -154,6 +158,7 @@ impl Options {
                         .ok_or("--reps needs a positive integer")?
                 }
                 "--out" => opts.out_dir = PathBuf::from(value()?),
+                "--uploads" => opts.uploads = true,
                 "--demo" => {
                     opts.demo_log = match value()?.as_str() {
                         "off" => None,

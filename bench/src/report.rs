@@ -120,6 +120,8 @@ fn format_rate(r: f64) -> String {
 /// The table printed at the end of a run. Rows of sluice backends get a `vs <peer>` ratio
 /// column for every peer measured at the same op and size (sluice / peer; < 1 is faster).
 pub fn table(rows: &[Row], sluice_backends: &[&str]) -> String {
+    // `cpu+upload` is a sluice row too, not a peer.
+    let is_sluice = |imp: &str| sluice_backends.contains(&imp.split('+').next().unwrap_or(imp));
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -149,11 +151,11 @@ pub fn table(rows: &[Row], sluice_backends: &[&str]) -> String {
                     format_rate(*throughput_per_s),
                     residency
                 );
-                if sluice_backends.contains(&row.implementation.as_str()) {
+                if is_sluice(&row.implementation) {
                     for peer in rows.iter().filter(|p| {
                         p.op == row.op
                             && p.log_size == row.log_size
-                            && !sluice_backends.contains(&p.implementation.as_str())
+                            && !is_sluice(&p.implementation)
                     }) {
                         if let Some(peer_median) = peer.median_s() {
                             let _ = write!(
@@ -366,10 +368,13 @@ mod tests {
             Row::measured("ntt", "cpu", 16, &ms(&[10]), None),
             Row::measured("ntt", "arkworks", 16, &ms(&[20]), None),
             Row::failed("ntt", "opencl", 16, "no platform".into()),
+            Row::measured("ntt", "cpu+upload", 16, &ms(&[40]), None),
         ];
         let t = table(&rows, &["cpu", "opencl"]);
         assert!(t.contains("arkworks=0.50"), "{t}");
         assert!(t.contains("FAILED: no platform"), "{t}");
+        assert!(!t.contains("cpu+upload="), "upload rows are not peers: {t}");
+        assert_eq!(t.matches("arkworks=").count(), 2, "{t}");
     }
 
     #[test]
