@@ -128,7 +128,9 @@ fn set_executable(_: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The script that runs on the GPU machine. `SIZES_*` and `REPS` override the ladders.
+/// The script that runs on the GPU machine. `STEPS` (default `unit,small,large,bench`)
+/// picks the steps; `OPS`, `SIZES` (sluice-bench `--sizes` flags) and `REPS` override the
+/// bench ladder.
 const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
 # sluice device run: correctness first, timings second. Logs go to $OUT (default ./out).
 set -u
@@ -160,11 +162,19 @@ step() {  # step NAME LOGFILE COMMAND...
     [ $rc -eq 0 ] || status=1
 }
 
-step "opencl unit tests" opencl-unit.log "$here/bin/sluice_backend_opencl" --test-threads=1
-step "differential (small sizes)" diff-small.log "$here/bin/differential_opencl" --test-threads=1
-SLUICE_DIFF_LARGE=1 step "differential (large sizes)" diff-large.log "$here/bin/differential_opencl" --test-threads=1
-step "bench" bench.log "$here/bin/sluice-bench" --backends opencl,cpu \
-    --ops "${OPS:-ntt,msm-g1,msm-g2,proof}" ${SIZES:+--sizes "$SIZES"} --reps "${REPS:-5}" --out "$OUT/bench"
+STEPS="${STEPS:-unit,small,large,bench}"
+want() { [[ ",$STEPS," == *",$1,"* ]]; }
+# The machine lists PoCL next to the GPU: test on the NVIDIA device unless told otherwise.
+export SLUICE_TEST_OPENCL_DEVICE="${SLUICE_TEST_OPENCL_DEVICE:-NVIDIA}"
+
+want unit && step "opencl unit tests" opencl-unit.log "$here/bin/sluice_backend_opencl" --test-threads=1
+want small && step "differential (small sizes)" diff-small.log "$here/bin/differential_opencl" --test-threads=1
+want large && SLUICE_DIFF_LARGE=1 step "differential (large sizes)" diff-large.log "$here/bin/differential_opencl" --test-threads=1
+# GPU ladders (override with SIZES="--sizes ntt=20..22 ..." and REPS); uploads timed too.
+want bench && step "bench" bench.log "$here/bin/sluice-bench" --backends opencl --uploads \
+    --ops "${OPS:-ntt,msm-g1,msm-g2,proof}" \
+    ${SIZES:---sizes ntt=20..27 --sizes msm-g1=20,22,24,26 --sizes msm-g2=20,22,24 --sizes proof=20} \
+    --reps "${REPS:-3}" --out "$OUT/bench"
 
 echo "== logs in $OUT"
 printf '%s\n' "${summary[@]}"
