@@ -46,7 +46,10 @@ fn run_tests(extra: &[String]) -> Result<(), String> {
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
     opencl_setup::ensure_opencl_runtime()?;
     let mut cmd = Command::new(cargo());
-    cmd.args(["test", "--workspace", "--release"]).args(extra);
+    // Optional features with tests of their own: serde encodings and blst conversions.
+    cmd.args(["test", "--workspace", "--release"])
+        .args(["--features", "sluice-field/serde,sluice-field/blst"])
+        .args(extra);
     if in_ci {
         // In CI a missing OpenCL platform fails the OpenCL tests instead of skipping them.
         cmd.env("SLUICE_REQUIRE_OPENCL", "1");
