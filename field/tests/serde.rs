@@ -13,7 +13,8 @@ fn round_trip<T>(v: &T) -> T
 where
     T: serde::Serialize + serde::de::DeserializeOwned,
 {
-    serde_json::from_str(&serde_json::to_string(v).unwrap()).unwrap()
+    let json = serde_json::to_string(v).expect("serialize");
+    serde_json::from_str(&json).expect("deserialize")
 }
 
 #[test]
