@@ -125,7 +125,7 @@ pub fn table(rows: &[Row], sluice_backends: &[&str]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<8} {:<10} {:>5} {:>12} {:>12} {:>12} {:>10}  ratios (sluice/peer)",
+        "{:<8} {:<14} {:>5} {:>12} {:>12} {:>12} {:>10}  ratios (sluice/peer)",
         "op", "impl", "log2", "median", "min", "throughput", "residency"
     );
     for row in rows {
