@@ -131,7 +131,7 @@ pub fn table(rows: &[Row], sluice_backends: &[&str]) -> String {
     for row in rows {
         let _ = write!(
             out,
-            "{:<8} {:<10} {:>5} ",
+            "{:<8} {:<14} {:>5} ",
             row.op, row.implementation, row.log_size
         );
         match &row.outcome {
