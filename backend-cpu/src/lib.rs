@@ -11,8 +11,9 @@ use std::sync::{Arc, Mutex};
 use ff::Field;
 use rayon::prelude::*;
 use sluice_backend::{
-    Allocation, BackendError, ComputeBackend, Density, Fr, G1Affine, G1Projective, G2Affine,
-    G2Projective, MemoryInfo, MemoryKind, MemoryTracker, NttOrder, Scalars, Transform,
+    check_len, check_range, Allocation, BackendError, ComputeBackend, Density, Fr, G1Affine,
+    G1Projective, G2Affine, G2Projective, MemoryInfo, MemoryKind, MemoryTracker, NttOrder, Scalars,
+    Transform,
 };
 use sluice_msm::MsmCurve;
 use sluice_ntt::Domain;
@@ -139,34 +140,6 @@ impl CpuBackend {
     }
 }
 
-fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), BackendError> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(BackendError::LengthMismatch {
-            what,
-            expected,
-            got,
-        })
-    }
-}
-
-fn range_check(
-    what: &'static str,
-    len: usize,
-    offset: usize,
-    count: usize,
-) -> Result<(), BackendError> {
-    match offset.checked_add(count) {
-        Some(end) if end <= len => Ok(()),
-        _ => Err(BackendError::LengthMismatch {
-            what,
-            expected: len.saturating_sub(offset),
-            got: count,
-        }),
-    }
-}
-
 impl ComputeBackend for CpuBackend {
     type FrBuffer = CpuFrBuffer;
     type G1Bases = CpuBases<G1Affine>;
@@ -213,7 +186,7 @@ impl ComputeBackend for CpuBackend {
         offset: usize,
         data: &[Fr],
     ) -> Result<(), BackendError> {
-        range_check("write_fr", buf.data.len(), offset, data.len())?;
+        check_range("write_fr", buf.data.len(), offset, data.len())?;
         buf.data[offset..offset + data.len()].copy_from_slice(data);
         Ok(())
     }
@@ -224,7 +197,7 @@ impl ComputeBackend for CpuBackend {
         offset: usize,
         out: &mut [Fr],
     ) -> Result<(), BackendError> {
-        range_check("read_fr", buf.data.len(), offset, out.len())?;
+        check_range("read_fr", buf.data.len(), offset, out.len())?;
         out.copy_from_slice(&buf.data[offset..offset + out.len()]);
         Ok(())
     }

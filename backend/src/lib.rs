@@ -263,3 +263,35 @@ pub fn check_segments(what: &str, len: usize, segment: usize) -> Result<(), Back
         )))
     }
 }
+
+/// `Ok` when two lengths agree, else [`BackendError::LengthMismatch`] naming `what`.
+pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), BackendError> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(BackendError::LengthMismatch {
+            what,
+            expected,
+            got,
+        })
+    }
+}
+
+/// `Ok` when `offset..offset + count` lies within a buffer of `len` elements (without
+/// overflowing), else [`BackendError::LengthMismatch`]: the check of every partial read and
+/// write.
+pub fn check_range(
+    what: &'static str,
+    len: usize,
+    offset: usize,
+    count: usize,
+) -> Result<(), BackendError> {
+    match offset.checked_add(count) {
+        Some(end) if end <= len => Ok(()),
+        _ => Err(BackendError::LengthMismatch {
+            what,
+            expected: len.saturating_sub(offset),
+            got: count,
+        }),
+    }
+}
