@@ -15,6 +15,7 @@ use sluice_field::Fr;
 use sluice_msm::Density;
 use subtle::ConstantTimeEq;
 
+use crate::keygen::synthesize_groth16;
 use crate::Groth16Error;
 
 /// The first constraint a witness failed.
@@ -50,17 +51,7 @@ impl ProvingAssignment {
     /// itself fails.
     pub fn synthesize<C: Circuit<Fr>>(circuit: C) -> Result<Self, Groth16Error> {
         let mut cs = Self::new();
-        cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
-        circuit.synthesize(&mut cs)?;
-        // `x * 0 = 0` for every input, as the setup adds them: they make the IC query full.
-        for i in 0..cs.input_assignment.len() {
-            cs.enforce(
-                || format!("input constraint {i}"),
-                |lc| lc + Variable(Index::Input(i)),
-                |lc| lc,
-                |lc| lc,
-            );
-        }
+        synthesize_groth16(&mut cs, circuit, |cs| cs.input_assignment.len())?;
         match cs.unsatisfied.take() {
             Some(Unsatisfied { index, name }) => Err(Groth16Error::Unsatisfied { index, name }),
             None => Ok(cs),

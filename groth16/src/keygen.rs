@@ -26,22 +26,39 @@ pub struct KeypairAssembly {
     unallocated: Option<String>,
 }
 
+/// Synthesizes `circuit` into `cs` as Groth16 needs it, one convention for setup and prover
+/// alike (bellperson's): the constant one as input 0, then the circuit, then one constraint
+/// `x * 0 = 0` per input (which makes the IC query full). `num_inputs` reads the input count
+/// of `cs` after synthesis.
+pub(crate) fn synthesize_groth16<CS, C>(
+    cs: &mut CS,
+    circuit: C,
+    num_inputs: fn(&CS) -> usize,
+) -> Result<(), SynthesisError>
+where
+    CS: ConstraintSystem<Fr>,
+    C: Circuit<Fr>,
+{
+    cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
+    circuit.synthesize(cs)?;
+    for i in 0..num_inputs(cs) {
+        cs.enforce(
+            || format!("input constraint {i}"),
+            |lc| lc + Variable(Index::Input(i)),
+            |lc| lc,
+            |lc| lc,
+        );
+    }
+    Ok(())
+}
+
 impl KeypairAssembly {
     /// Synthesizes `circuit` without a witness, with the "one" input first and one input
     /// constraint `x * 0 = 0` per input at the end (which makes the IC query full), exactly
     /// as bellperson's setup and the prover do.
     pub fn synthesize<C: Circuit<Fr>>(circuit: C) -> Result<Self, Groth16Error> {
         let mut cs = Self::default();
-        cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
-        circuit.synthesize(&mut cs)?;
-        for i in 0..cs.num_inputs() {
-            cs.enforce(
-                || "input constraint",
-                |lc| lc + Variable(Index::Input(i)),
-                |lc| lc,
-                |lc| lc,
-            );
-        }
+        synthesize_groth16(&mut cs, circuit, Self::num_inputs)?;
         if let Some(name) = cs.unallocated.take() {
             log::error!("constraint `{name}` uses a variable that was never allocated");
             return Err(SynthesisError::AssignmentMissing.into());
