@@ -124,10 +124,11 @@ inline FIELD FIELD_from_mont(FIELD a) {
   return FIELD_mul(a, one);
 }
 
-// a^e for a 64-bit exponent (square and multiply, most significant bit first).
+// a^e for a 64-bit exponent (square and multiply, most significant bit first). Starts at e's
+// highest set bit: time depends on e, which is always a public index here.
 FIELD FIELD_pow(FIELD a, ulong e) {
   FIELD r = FIELD_one();
-  for (int i = 63; i >= 0; i--) {
+  for (int i = 63 - (int)clz(e); i >= 0; i--) {
     r = FIELD_sqr(r);
     if ((e >> i) & 1) r = FIELD_mul(r, a);
   }

@@ -19,18 +19,29 @@ __kernel void fr_scale(__global Fr *a, __global const Fr *s, uint n) {
   if (i < n) a[i] = Fr_mul(a[i], s[0]);
 }
 
-// a[i] *= g^(first + i): each work item takes `per_item` consecutive elements, so one
-// exponentiation per item starts its run of multiplications.
-__kernel void fr_distribute_powers(__global Fr *a, __global const Fr *g, uint n, uint per_item,
-                                   ulong first) {
+// a[i] *= g_k^j where first + i = k segment + j: element j of segment k times the k-th
+// generator's j-th power. g_k is gens[k - k0] (the chunk's first segment being k0), or gens[0]
+// for every segment when `shared` (a coset shift). distribute_powers is one segment longer than
+// any buffer. Each work item takes `per_item` consecutive elements: one exponentiation starts
+// its run, which restarts at one where a segment starts.
+__kernel void fr_segment_powers(__global Fr *a, __global const Fr *gens, uint n, uint per_item,
+                                ulong first, ulong segment, ulong k0, uint shared) {
   uint start = get_global_id(0) * per_item;
   if (start >= n) return;
   uint end = min(start + per_item, n);
-  Fr gg = g[0];
-  Fr p = Fr_pow(gg, first + start);
-  for (uint i = start; i < end; i++) {
+  ulong k = (first + start) / segment;
+  ulong j = first + start - k * segment;
+  Fr g = gens[shared ? 0 : k - k0];
+  Fr p = Fr_pow(g, j);
+  for (uint i = start; i < end; i++, j++) {
+    if (j == segment) {
+      j = 0;
+      k++;
+      g = gens[shared ? 0 : k - k0];
+      p = Fr_one();
+    }
     a[i] = Fr_mul(a[i], p);
-    p = Fr_mul(p, gg);
+    p = Fr_mul(p, g);
   }
 }
 
@@ -42,15 +53,18 @@ inline uint reverse_bits(uint x) {
   return (x >> 16) | (x << 16);
 }
 
-// In-place bit-reversal permutation of 2^log_n elements (log_n >= 1).
-__kernel void fr_bit_reverse(__global Fr *a, uint log_n) {
+// In-place bit-reversal permutation of each run of 2^log_n elements (log_n >= 1) of the n
+// elements (a multiple of 2^log_n): the high bits of the global id select the run.
+__kernel void fr_bit_reverse(__global Fr *a, uint log_n, uint n) {
   uint i = get_global_id(0);
-  if (i >= (1u << log_n)) return;
-  uint r = reverse_bits(i) >> (32 - log_n);
-  if (i < r) {
-    Fr t = a[i];
-    a[i] = a[r];
-    a[r] = t;
+  if (i >= n) return;
+  uint l = i & ((1u << log_n) - 1);
+  uint r = reverse_bits(l) >> (32 - log_n);
+  if (l < r) {
+    __global Fr *s = a + (i - l);
+    Fr t = s[l];
+    s[l] = s[r];
+    s[r] = t;
   }
 }
 
@@ -65,11 +79,15 @@ __kernel void fr_bit_reverse(__global Fr *a, uint log_n) {
 // A set needs 2^deg - 1 distinct twiddles (2^q in round q), against deg 2^(deg-1)
 // butterflies: they are computed once into local memory, `u` holding 2^(deg+1) elements
 // (the set, then the twiddles of round q at 2^q - 1 + j).
+// Batched: a launch may cover several consecutive transforms of 2^log_n elements each (the
+// segments of transform_segments), the group id's high bits selecting the segment.
 __kernel void fr_ntt_pass(__global Fr *a, __global const Fr *tw_lo, __global const Fr *tw_hi,
                           __local Fr *u, uint log_n, uint log_m0, uint deg, uint lo_bits,
                           uint dif) {
   const uint lid = get_local_id(0);
-  const uint set = get_group_id(0);
+  const uint group = get_group_id(0);
+  a += (size_t)(group >> (log_n - deg)) << log_n;
+  const uint set = group & ((1u << (log_n - deg)) - 1);
   const uint m0 = 1u << log_m0;
   const uint r = set & (m0 - 1);
   const uint base = ((set >> log_m0) << (log_m0 + deg)) + r;

@@ -23,7 +23,8 @@
 //!
 //! # Unsupported
 //! An NTT over a buffer split into several chunks (more than the device's largest single
-//! allocation: 2^25 elements on PoCL's 1 GiB cap; 2^30 on an H200) returns
+//! allocation: 2^25 elements on PoCL's 1 GiB cap; 2^30 on an H200), and segmented transforms
+//! whose segments are longer than such a buffer's chunks, return
 //! [`BackendError::Unsupported`].
 
 mod context;
@@ -189,23 +190,33 @@ impl OpenClBackend {
             .run(n, None)
     }
 
-    /// `a[i] *= g^(first + i)` over one chunk of `n` elements.
-    pub(crate) fn distribute_chunk(
+    /// `a[i] *= g_k^j` over one chunk of `n` elements starting at element `first` of its
+    /// buffer, element `first + i` being element `j` of segment `k`: `g_k` is
+    /// `gens[k - first / segment]`, or `gens[0]` for every segment when `gens` holds one
+    /// value (a coset shift; or a chunk within one segment, where both agree).
+    pub(crate) fn segment_powers_chunk(
         &self,
         ctx: &DeviceCtx,
         mem: &ocl::core::Mem,
         n: usize,
         first: u64,
-        g: Fr,
+        segment: u64,
+        gens: &[Fr],
     ) -> Result<(), BackendError> {
+        // Elements per work item: one exponentiation (log2 of the index, square and
+        // multiply) per 64 multiplications.
         const PER_ITEM: usize = 64;
-        let g = self.constant(ctx, g)?;
-        ctx.kernel(ProgramKind::Fr, "fr_distribute_powers")?
+        let (g, _tracked) = ctx.temp(&self.tracker, "segment generators", gens.len() * 8)?;
+        ctx.write(&g, 0, as_words(gens))?;
+        ctx.kernel(ProgramKind::Fr, "fr_segment_powers")?
             .mem(mem)?
             .mem(&g)?
             .u32(n as u32)?
             .u32(PER_ITEM as u32)?
             .u64(first)?
+            .u64(segment)?
+            .u64(first / segment)?
+            .u32(u32::from(gens.len() == 1))?
             .run(n.div_ceil(PER_ITEM), None)
     }
 
@@ -346,7 +357,60 @@ impl ComputeBackend for OpenClBackend {
         }
         for (i, c) in a.data.chunks.iter().enumerate() {
             let first = (i * a.data.chunk_len) as u64;
-            self.distribute_chunk(ctx, c, a.data.chunk_elems(i), first, g)?;
+            // One segment longer than any buffer: g^(first + i).
+            self.segment_powers_chunk(ctx, c, a.data.chunk_elems(i), first, u64::MAX, &[g])?;
+        }
+        Ok(())
+    }
+
+    /// Batched per chunk: every launch transforms all the segments of a chunk. Buffers split
+    /// into chunks smaller than a segment return [`BackendError::Unsupported`].
+    fn transform_segments(
+        &self,
+        buf: &mut OpenClFrBuffer,
+        segment: usize,
+        transform: Transform,
+        order: NttOrder,
+    ) -> Result<(), BackendError> {
+        self.ntt_transform_segments(buf, segment, transform, order)
+    }
+
+    /// One launch per chunk, with the generators `base · ratio^k` of the chunk's segments
+    /// computed on the host. Any `segment` dividing the length, on any chunking.
+    fn segment_powers(
+        &self,
+        buf: &mut OpenClFrBuffer,
+        segment: usize,
+        base: Fr,
+        ratio: Fr,
+    ) -> Result<(), BackendError> {
+        let len = buf.data.len;
+        if segment == 0 || len % segment != 0 {
+            return Err(BackendError::InvalidInput(format!(
+                "segment_powers: segment {segment} does not divide the buffer length {len}"
+            )));
+        }
+        if segment == len {
+            return self.distribute_powers(buf, base);
+        }
+        if segment == 1 {
+            return Ok(()); // every element is the 0th of its segment: g^0
+        }
+        let ctx = self.primary();
+        for (i, c) in buf.data.chunks.iter().enumerate() {
+            let first = i * buf.data.chunk_len;
+            let n = buf.data.chunk_elems(i);
+            let (k0, k1) = (first / segment, (first + n - 1) / segment);
+            // Variable time in the exponent k0 only, a public segment index.
+            let mut g = base * ratio.pow_vartime([k0 as u64]);
+            let gens: Vec<Fr> = (k0..=k1)
+                .map(|_| {
+                    let gk = g;
+                    g *= ratio;
+                    gk
+                })
+                .collect();
+            self.segment_powers_chunk(ctx, c, n, first as u64, segment as u64, &gens)?;
         }
         Ok(())
     }
@@ -552,6 +616,72 @@ mod tests {
         let Some(b) = split_backend() else { return };
         for (i, n) in [127usize, 128, 129, 1000].into_iter().enumerate() {
             pointwise_ops_match_host(b, n, 200 + i as u64);
+        }
+    }
+
+    /// `segment_powers` of `len` random elements against the definition, element `j` of
+    /// segment `k` times `(base ratio^k)^j` by independent exponentiations.
+    fn segment_powers_match_host(b: &OpenClBackend, len: usize, segment: usize, seed: u64) {
+        let x = random(len, seed);
+        let (base, ratio) = (Fr::random(rng(seed + 1)), Fr::random(rng(seed + 2)));
+        let want: Vec<Fr> = x
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let (k, j) = ((i / segment) as u64, (i % segment) as u64);
+                v * (base * ratio.pow_vartime([k])).pow_vartime([j])
+            })
+            .collect();
+        let mut a = b.upload_fr("a", &x).unwrap();
+        b.segment_powers(&mut a, segment, base, ratio).unwrap();
+        let mut got = vec![Fr::ZERO; len];
+        b.read_fr(&a, 0, &mut got).unwrap();
+        assert!(
+            got == want,
+            "segment_powers of {len} in segments of {segment} (seed {seed})"
+        );
+    }
+
+    #[test]
+    fn segment_powers_match_the_definition() {
+        let Some(b) = backend() else { return };
+        // Runs of 64 per work item that cross segments (2, 40, 100), that stay within one
+        // (1024), and the whole buffer.
+        for (i, (len, segment)) in [
+            (1024, 1),
+            (1024, 2),
+            (1000, 40),
+            (1000, 100),
+            (4096, 1024),
+            (300, 300),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            segment_powers_match_host(b, len, segment, 500 + 10 * i as u64);
+        }
+        let mut a = b.alloc_fr("a", 1000).unwrap();
+        for segment in [0, 3, 2000] {
+            assert!(
+                matches!(
+                    b.segment_powers(&mut a, segment, Fr::ONE, Fr::ONE),
+                    Err(BackendError::InvalidInput(_))
+                ),
+                "segment {segment} of 1000"
+            );
+        }
+    }
+
+    #[test]
+    fn segment_powers_match_the_definition_on_split_buffers() {
+        let Some(b) = split_backend() else { return };
+        // Chunks of 128: segments straddling chunks (48, 250), within them (32), and a last
+        // partial chunk.
+        for (i, (len, segment)) in [(384, 48), (1000, 250), (1000, 40), (320, 32)]
+            .into_iter()
+            .enumerate()
+        {
+            segment_powers_match_host(b, len, segment, 600 + 10 * i as u64);
         }
     }
 

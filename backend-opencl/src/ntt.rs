@@ -84,13 +84,7 @@ impl OpenClBackend {
                 got: n,
             });
         }
-        let log_n = n.trailing_zeros();
-        if log_n > Fr::S {
-            return Err(BackendError::DomainTooLarge {
-                log_size: log_n,
-                max: Fr::S,
-            });
-        }
+        let log_n = domain_log(n)?;
         if buf.data.chunks.len() > 1 {
             return Err(BackendError::Unsupported(format!(
                 "an NTT over a buffer split into {} chunks (2^{log_n} elements exceed the \
@@ -102,59 +96,113 @@ impl OpenClBackend {
             return Ok(()); // every transform of one element is the identity
         }
         let ctx = &self.devices[buf.data.device];
-        let mem = &buf.data.chunks[0];
+        self.transform_chunk(ctx, &buf.data.chunks[0], n, log_n, transform, order)
+    }
+
+    /// `transform` on each run of `segment` elements, chunk by chunk, in one batch of
+    /// launches per chunk; a whole-buffer segment takes [`Self::ntt_transform`].
+    pub(crate) fn ntt_transform_segments(
+        &self,
+        buf: &mut OpenClFrBuffer,
+        segment: usize,
+        transform: Transform,
+        order: NttOrder,
+    ) -> Result<(), BackendError> {
+        let len = buf.data.len;
+        sluice_backend::check_segments("transform_segments", len, segment)?;
+        if segment == len {
+            return self.ntt_transform(buf, transform, order);
+        }
+        let log_n = domain_log(segment)?;
+        // Chunks hold a power of two elements, so a segment no longer than a chunk never
+        // straddles two.
+        if buf.data.chunks.len() > 1 && segment > buf.data.chunk_len {
+            return Err(BackendError::Unsupported(format!(
+                "transform_segments: segments of 2^{log_n} elements straddle the chunks of \
+                 {} elements this buffer of {len} is split into (the device's largest \
+                 allocation)",
+                buf.data.chunk_len
+            )));
+        }
+        if segment == 1 {
+            return Ok(()); // every transform of one element is the identity
+        }
+        let ctx = &self.devices[buf.data.device];
+        for (i, mem) in buf.data.chunks.iter().enumerate() {
+            self.transform_chunk(ctx, mem, buf.data.chunk_elems(i), log_n, transform, order)?;
+        }
+        Ok(())
+    }
+
+    /// `transform` on each run of 2^log_n elements (log_n >= 1) of the `count` elements of
+    /// `mem`, `count` a multiple of 2^log_n: every launch covers all the runs.
+    fn transform_chunk(
+        &self,
+        ctx: &DeviceCtx,
+        mem: &ocl::core::Mem,
+        count: usize,
+        log_n: u32,
+        transform: Transform,
+        order: NttOrder,
+    ) -> Result<(), BackendError> {
         let g = Fr::MULTIPLICATIVE_GENERATOR;
         let input_br = order.input_bit_reversed();
         let output_br = order.output_bit_reversed();
+        let coset = |shift: Fr| self.segment_powers_chunk(ctx, mem, count, 0, 1 << log_n, &[shift]);
+        let ntt = |inverse, input_br, output_br| {
+            self.ntt(ctx, mem, log_n, count, inverse, input_br, output_br)
+        };
         match transform {
-            Transform::Ntt => self.ntt(ctx, mem, log_n, false, input_br, output_br),
-            Transform::Intt => self.ntt(ctx, mem, log_n, true, input_br, output_br),
+            Transform::Ntt => ntt(false, input_br, output_br),
+            Transform::Intt => ntt(true, input_br, output_br),
             Transform::CosetNtt => {
                 if input_br {
-                    bit_reverse(ctx, mem, log_n)?;
+                    bit_reverse(ctx, mem, log_n, count)?;
                 }
-                self.distribute_chunk(ctx, mem, n, 0, g)?;
-                self.ntt(ctx, mem, log_n, false, false, output_br)
+                coset(g)?;
+                ntt(false, false, output_br)
             }
             Transform::CosetIntt => {
-                self.ntt(ctx, mem, log_n, true, input_br, false)?;
-                self.distribute_chunk(ctx, mem, n, 0, g.invert().unwrap_or(Fr::ONE))?;
+                ntt(true, input_br, false)?;
+                coset(g.invert().unwrap_or(Fr::ONE))?;
                 if output_br {
-                    bit_reverse(ctx, mem, log_n)?;
+                    bit_reverse(ctx, mem, log_n, count)?;
                 }
                 Ok(())
             }
         }
     }
 
-    /// (I)NTT of 2^log_n elements; input and output orders as given (not both
-    /// bit-reversed). Natural input runs decimation in frequency (bit-reversed output),
+    /// (I)NTT of each run of 2^log_n elements of the `count` in `mem`; input and output
+    /// orders as given (not both bit-reversed). Natural input runs decimation in frequency (bit-reversed output),
     /// bit-reversed input decimation in time (natural output); a bit reversal fixes the
     /// order otherwise.
+    #[allow(clippy::too_many_arguments)]
     fn ntt(
         &self,
         ctx: &DeviceCtx,
         mem: &ocl::core::Mem,
         log_n: u32,
+        count: usize,
         inverse: bool,
         input_br: bool,
         output_br: bool,
     ) -> Result<(), BackendError> {
         let tw = self.twiddles(ctx, log_n, inverse)?;
         if input_br {
-            passes(ctx, mem, &tw, log_n, false)?;
+            passes(ctx, mem, &tw, log_n, count, false)?;
             if output_br {
-                bit_reverse(ctx, mem, log_n)?;
+                bit_reverse(ctx, mem, log_n, count)?;
             }
         } else {
-            passes(ctx, mem, &tw, log_n, true)?;
+            passes(ctx, mem, &tw, log_n, count, true)?;
             if !output_br {
-                bit_reverse(ctx, mem, log_n)?;
+                bit_reverse(ctx, mem, log_n, count)?;
             }
         }
         if inverse {
             let n_inv = Fr::from(1u64 << log_n).invert().unwrap_or(Fr::ONE);
-            self.scale_chunk(ctx, mem, 1 << log_n, n_inv)?;
+            self.scale_chunk(ctx, mem, count, n_inv)?;
         }
         Ok(())
     }
@@ -175,12 +223,26 @@ impl OpenClBackend {
     }
 }
 
-/// All radix-2 rounds, grouped into passes of up to MAX_ROUNDS_PER_PASS rounds.
+/// The log2 of a domain of `n` (a power of two) elements, if Fr has roots of unity for it.
+fn domain_log(n: usize) -> Result<u32, BackendError> {
+    let log_n = n.trailing_zeros();
+    if log_n > Fr::S {
+        return Err(BackendError::DomainTooLarge {
+            log_size: log_n,
+            max: Fr::S,
+        });
+    }
+    Ok(log_n)
+}
+
+/// All radix-2 rounds of each run of 2^log_n of the `count` elements, grouped into passes
+/// of up to MAX_ROUNDS_PER_PASS rounds.
 fn passes(
     ctx: &DeviceCtx,
     mem: &ocl::core::Mem,
     tw: &Twiddles,
     log_n: u32,
+    count: usize,
     dif: bool,
 ) -> Result<(), BackendError> {
     // A pass of `deg` rounds needs 2^(deg-1) work items per group.
@@ -207,16 +269,23 @@ fn passes(
             .u32(deg)?
             .u32(tw.lo_bits)?
             .u32(u32::from(dif))?
-            .run(1 << (log_n - 1), Some(1 << (deg - 1)))?;
+            .run(count / 2, Some(1 << (deg - 1)))?;
     }
     Ok(())
 }
 
-fn bit_reverse(ctx: &DeviceCtx, mem: &ocl::core::Mem, log_n: u32) -> Result<(), BackendError> {
+/// Bit-reverses each run of 2^log_n (log_n >= 1) of the `count` elements.
+fn bit_reverse(
+    ctx: &DeviceCtx,
+    mem: &ocl::core::Mem,
+    log_n: u32,
+    count: usize,
+) -> Result<(), BackendError> {
     ctx.kernel(ProgramKind::Fr, "fr_bit_reverse")?
         .mem(mem)?
         .u32(log_n)?
-        .run(1 << log_n, None)
+        .u32(count as u32)?
+        .run(count, None)
 }
 
 #[cfg(test)]
@@ -227,6 +296,7 @@ mod tests {
     use sluice_ntt::Domain;
 
     use crate::testing::{backend, rng, split_backend};
+    use crate::OpenClBackend;
 
     /// The CPU reference (sluice-ntt) for one transform.
     fn reference(data: &mut [Fr], t: Transform, order: NttOrder) {
@@ -269,6 +339,87 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// `transform_segments` in segments of 2^seg_log of `len` random elements against
+    /// sluice-ntt on each segment, for every transform and order.
+    fn segments_match_sluice_ntt(b: &OpenClBackend, len: usize, seg_log: u32, seed: u64) {
+        let segment = 1usize << seg_log;
+        let mut r = rng(seed);
+        let input: Vec<Fr> = (0..len).map(|_| Fr::random(&mut r)).collect();
+        for t in TRANSFORMS {
+            for order in NttOrder::ALL {
+                let mut want = input.clone();
+                want.chunks_mut(segment)
+                    .for_each(|s| reference(s, t, order));
+                let mut buf = b.upload_fr("segments", &input).unwrap();
+                b.transform_segments(&mut buf, segment, t, order).unwrap();
+                let mut got = vec![Fr::ZERO; len];
+                b.read_fr(&buf, 0, &mut got).unwrap();
+                assert!(
+                    got == want,
+                    "{t:?} {order:?} in segments of 2^{seg_log} of {len} differs (seed {seed})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn transform_segments_matches_sluice_ntt_per_segment() {
+        let Some(b) = backend() else { return };
+        // Segments of one and two elements; a partial pass; one full pass (2^9); a full and
+        // a partial pass (2^10); many segments of a two-pass transform; the whole buffer.
+        for (i, (log_n, seg_log)) in [(4, 0), (5, 1), (6, 3), (10, 9), (12, 10), (13, 5), (11, 11)]
+            .into_iter()
+            .enumerate()
+        {
+            segments_match_sluice_ntt(b, 1 << log_n, seg_log, 300 + i as u64);
+        }
+    }
+
+    #[test]
+    fn transform_segments_on_split_buffers() {
+        let Some(s) = split_backend() else { return };
+        // Chunks of 128 elements: segments of a chunk, of less, and 2.5 chunks (the last one
+        // partial) in segments of 64.
+        for (i, (len, seg_log)) in [(1024, 7), (1024, 4), (320, 6)].into_iter().enumerate() {
+            segments_match_sluice_ntt(s, len, seg_log, 400 + i as u64);
+        }
+        let mut buf = s.alloc_fr("split", 1024).unwrap();
+        for segment in [256, 1024] {
+            assert!(
+                matches!(
+                    s.transform_segments(
+                        &mut buf,
+                        segment,
+                        Transform::Ntt,
+                        NttOrder::NaturalToNatural
+                    ),
+                    Err(BackendError::Unsupported(_))
+                ),
+                "segments of {segment} straddle chunks of 128"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_segments_are_invalid_input() {
+        let Some(b) = backend() else { return };
+        let mut buf = b.alloc_fr("segments", 48).unwrap();
+        for segment in [0, 3, 32, 96] {
+            assert!(
+                matches!(
+                    b.transform_segments(
+                        &mut buf,
+                        segment,
+                        Transform::Intt,
+                        NttOrder::NaturalToNatural
+                    ),
+                    Err(BackendError::InvalidInput(_))
+                ),
+                "segment {segment} of 48"
+            );
         }
     }
 
