@@ -149,13 +149,7 @@ impl OpenClBackend {
         a: &mut OpenClFrBuffer,
         b: &OpenClFrBuffer,
     ) -> Result<(), BackendError> {
-        if a.data.len != b.data.len {
-            return Err(BackendError::LengthMismatch {
-                what: "pointwise operands",
-                expected: a.data.len,
-                got: b.data.len,
-            });
-        }
+        sluice_backend::check_len("pointwise operands", a.data.len, b.data.len)?;
         let ctx = self.primary();
         for (i, (ca, cb)) in a.data.chunks.iter().zip(&b.data.chunks).enumerate() {
             let n = a.data.chunk_elems(i);
@@ -218,22 +212,6 @@ impl OpenClBackend {
             .u64(first / segment)?
             .u32(u32::from(gens.len() == 1))?
             .run(n.div_ceil(PER_ITEM), None)
-    }
-
-    fn check_range(
-        what: &'static str,
-        len: usize,
-        offset: usize,
-        n: usize,
-    ) -> Result<(), BackendError> {
-        match offset.checked_add(n) {
-            Some(end) if end <= len => Ok(()),
-            _ => Err(BackendError::LengthMismatch {
-                what,
-                expected: len,
-                got: offset.saturating_add(n),
-            }),
-        }
     }
 }
 
@@ -306,7 +284,7 @@ impl ComputeBackend for OpenClBackend {
         offset: usize,
         values: &[Fr],
     ) -> Result<(), BackendError> {
-        Self::check_range("write_fr range", buf.data.len, offset, values.len())?;
+        sluice_backend::check_range("write_fr range", buf.data.len, offset, values.len())?;
         buf.data.write(self.primary(), offset, as_words(values))
     }
 
@@ -316,7 +294,7 @@ impl ComputeBackend for OpenClBackend {
         offset: usize,
         out: &mut [Fr],
     ) -> Result<(), BackendError> {
-        Self::check_range("read_fr range", buf.data.len, offset, out.len())?;
+        sluice_backend::check_range("read_fr range", buf.data.len, offset, out.len())?;
         buf.data.read(self.primary(), offset, as_words_mut(out))
     }
 

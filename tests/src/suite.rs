@@ -183,8 +183,8 @@ pub fn ntt_family<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64)
 /// The four-step building blocks: segmented transforms and segment powers against
 /// sluice-ntt per segment; segments that do not divide the buffer are errors.
 ///
-/// Sizes stop at 2^11 whatever `sizes` says: with segments of one or two elements a backend
-/// using the trait's per-segment default makes n round trips.
+/// Sizes stop at 2^11 whatever `sizes` says: segments of one or two elements are part of the
+/// check, and a backend on the trait's per-segment default makes n round trips for them.
 pub fn segments<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
     let mut rng = rng(seed);
     for &log in sizes.ntt_logs.iter().filter(|&&l| (2..=11).contains(&l)) {
