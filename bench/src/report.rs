@@ -109,6 +109,17 @@ pub fn format_seconds(s: f64) -> String {
     }
 }
 
+/// An axis label for 10^decade seconds: "1 s", "100 ms", "10 us".
+fn format_decade(decade: f64) -> String {
+    let (scale, unit) = match decade {
+        d if d >= 0.0 => (1.0, "s"),
+        d if d >= -3.0 => (1e3, "ms"),
+        d if d >= -6.0 => (1e6, "us"),
+        _ => (1e9, "ns"),
+    };
+    format!("{} {unit}", (10f64.powf(decade) * scale).round())
+}
+
 fn format_rate(r: f64) -> String {
     if r >= 1e6 {
         format!("{:.2} M/s", r / 1e6)
@@ -264,7 +275,7 @@ fn plot(op: &str, rows: &[Row]) -> String {
             w - right,
             left - 5.0,
             y + 4.0,
-            format_seconds(10f64.powf(decade))
+            format_decade(decade)
         );
         decade += 1.0;
     }
@@ -375,6 +386,15 @@ mod tests {
         assert!(t.contains("FAILED: no platform"), "{t}");
         assert!(!t.contains("cpu+upload="), "upload rows are not peers: {t}");
         assert_eq!(t.matches("arkworks=").count(), 2, "{t}");
+    }
+
+    #[test]
+    fn decade_labels_are_compact() {
+        assert_eq!(format_decade(1.0), "10 s");
+        assert_eq!(format_decade(0.0), "1 s");
+        assert_eq!(format_decade(-1.0), "100 ms");
+        assert_eq!(format_decade(-3.0), "1 ms");
+        assert_eq!(format_decade(-5.0), "10 us");
     }
 
     #[test]
