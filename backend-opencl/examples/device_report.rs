@@ -21,18 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let log_ntt = args.next().transpose()?.unwrap_or(16);
     let log_msm = args.next().transpose()?.unwrap_or(14);
     for d in devices()? {
-        println!(
-            "device {}: {} | {} | {} | driver {} | {} MiB, max alloc {} MiB, {} CUs, nvidia path: {}",
-            d.index,
-            d.name,
-            d.vendor,
-            d.platform_version,
-            d.driver_version,
-            d.global_mem_bytes >> 20,
-            d.max_alloc_bytes >> 20,
-            d.compute_units,
-            d.is_nvidia()
-        );
+        println!("{d}, nvidia path: {}", d.is_nvidia());
     }
     let selector = std::env::var("SLUICE_OPENCL_DEVICE")
         .map_or(DeviceSelector::Index(0), |s| DeviceSelector::parse(&s));

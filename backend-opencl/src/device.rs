@@ -38,6 +38,24 @@ pub struct DeviceInfo {
     pub(crate) device_id: core::DeviceId,
 }
 
+/// One line: index, name, vendor, platform, driver, memory, compute units.
+impl std::fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "OpenCL device {}: {} ({}; {}; driver {}), {} MiB, max alloc {} MiB, {} CUs",
+            self.index,
+            self.name,
+            self.vendor,
+            self.platform_version,
+            self.driver_version,
+            self.global_mem_bytes >> 20,
+            self.max_alloc_bytes >> 20,
+            self.compute_units
+        )
+    }
+}
+
 impl DeviceInfo {
     /// Whether kernels for this device take the inline-PTX path (the vendor is NVIDIA).
     pub fn is_nvidia(&self) -> bool {
@@ -198,17 +216,7 @@ fn discover() -> Result<Vec<DeviceInfo>, (i32, String)> {
         return Err((0, "OpenCL platforms found, but no device".into()));
     }
     for d in &out {
-        log::info!(
-            "OpenCL device {}: {} ({}; {}; driver {}), {} MiB, max alloc {} MiB, {} CUs",
-            d.index,
-            d.name,
-            d.vendor,
-            d.platform_version,
-            d.driver_version,
-            d.global_mem_bytes >> 20,
-            d.max_alloc_bytes >> 20,
-            d.compute_units
-        );
+        log::info!("{d}");
     }
     Ok(out)
 }
