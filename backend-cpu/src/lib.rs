@@ -132,7 +132,7 @@ impl CpuBackend {
                 got: available,
             });
         }
-        Ok(sluice_msm::msm::<C>(
+        Ok(sluice_msm::msm_vartime::<C>(
             &bases[skip..skip + needed],
             scalars,
             density,
@@ -317,7 +317,7 @@ impl ComputeBackend for CpuBackend {
         bases.bases.len()
     }
 
-    fn msm_g1(
+    fn msm_g1_vartime(
         &self,
         bases: &CpuBases<G1Affine>,
         skip: usize,
@@ -327,7 +327,7 @@ impl ComputeBackend for CpuBackend {
         self.msm::<G1Projective>(&bases.bases, skip, scalars, density)
     }
 
-    fn msm_g2(
+    fn msm_g2_vartime(
         &self,
         bases: &CpuBases<G2Affine>,
         skip: usize,
@@ -416,7 +416,7 @@ mod tests {
             .upload_g1_bases("g", &[G1Affine::generator(); 4])
             .unwrap();
         assert!(matches!(
-            backend.msm_g1(&g, 2, Scalars::Host(&[Fr::ONE; 3]), None),
+            backend.msm_g1_vartime(&g, 2, Scalars::Host(&[Fr::ONE; 3]), None),
             Err(BackendError::LengthMismatch {
                 expected: 3,
                 got: 2,
@@ -480,7 +480,7 @@ mod tests {
             density.set(i, true).unwrap();
         }
         let got = backend
-            .msm_g1(&bases, 5, Scalars::Host(&scalars), Some(&density))
+            .msm_g1_vartime(&bases, 5, Scalars::Host(&scalars), Some(&density))
             .unwrap();
         let expect: G1Projective = [0, 3, 4, 9]
             .iter()
@@ -491,7 +491,7 @@ mod tests {
 
         let buf = backend.upload_fr("s", &scalars).unwrap();
         let from_buffer = backend
-            .msm_g1(&bases, 0, Scalars::Buffer(&buf), None)
+            .msm_g1_vartime(&bases, 0, Scalars::Buffer(&buf), None)
             .unwrap();
         let expect: G1Projective = (0..10).map(|i| points[i] * scalars[i]).sum();
         assert_eq!(from_buffer, expect, "seed {:#x}", SEED + 1);

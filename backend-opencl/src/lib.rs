@@ -417,7 +417,7 @@ impl ComputeBackend for OpenClBackend {
         bases.len
     }
 
-    fn msm_g1(
+    fn msm_g1_vartime(
         &self,
         bases: &OpenClG1Bases,
         skip: usize,
@@ -427,7 +427,7 @@ impl ComputeBackend for OpenClBackend {
         self.msm(bases, skip, scalars, density)
     }
 
-    fn msm_g2(
+    fn msm_g2_vartime(
         &self,
         bases: &OpenClG2Bases,
         skip: usize,

@@ -512,7 +512,7 @@ mod tests {
 
     use rand_core::RngCore;
 
-    /// Every way of calling msm_g1 / msm_g2 against sluice-msm on the same inputs.
+    /// Every way of calling msm_g1_vartime / msm_g2_vartime against sluice-msm on the same inputs.
     macro_rules! check_msm {
         ($b:expr, $n:expr, $seed:expr, $proj:ty, $upload:ident, $msm:ident, $cpu:path) => {{
             let (b, n, seed): (&OpenClBackend, usize, u64) = ($b, $n, $seed);
@@ -571,8 +571,8 @@ mod tests {
                 1000 + i as u64,
                 G1Projective,
                 upload_g1_bases,
-                msm_g1,
-                sluice_msm::msm_g1
+                msm_g1_vartime,
+                sluice_msm::msm_g1_vartime
             );
         }
     }
@@ -587,8 +587,8 @@ mod tests {
                 2000 + i as u64,
                 G2Projective,
                 upload_g2_bases,
-                msm_g2,
-                sluice_msm::msm_g2
+                msm_g2_vartime,
+                sluice_msm::msm_g2_vartime
             );
         }
     }
@@ -610,8 +610,10 @@ mod tests {
             })
             .collect();
         let resident = b.upload_g1_bases("bases", &all).unwrap();
-        let want = sluice_msm::msm_g1(&all, &s, None).unwrap();
-        let got = b.msm_g1(&resident, 0, Scalars::Host(&s), None).unwrap();
+        let want = sluice_msm::msm_g1_vartime(&all, &s, None).unwrap();
+        let got = b
+            .msm_g1_vartime(&resident, 0, Scalars::Host(&s), None)
+            .unwrap();
         assert!(got == want, "skewed scalars, n {n}, seed {seed}");
     }
 
@@ -627,8 +629,8 @@ mod tests {
             3000,
             G1Projective,
             upload_g1_bases,
-            msm_g1,
-            sluice_msm::msm_g1
+            msm_g1_vartime,
+            sluice_msm::msm_g1_vartime
         );
         check_msm!(
             b,
@@ -636,8 +638,8 @@ mod tests {
             3001,
             G2Projective,
             upload_g2_bases,
-            msm_g2,
-            sluice_msm::msm_g2
+            msm_g2_vartime,
+            sluice_msm::msm_g2_vartime
         );
     }
 

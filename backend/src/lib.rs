@@ -212,7 +212,7 @@ pub trait ComputeBackend: Send + Sync {
     /// Variable time in scalars and bases, as every prover's MSM is: the witness is blinded
     /// by the random `r`, `s` of the proof, and timing of the prover's own machine is not an
     /// adversary channel in the deployments sluice targets.
-    fn msm_g1(
+    fn msm_g1_vartime(
         &self,
         bases: &Self::G1Bases,
         skip: usize,
@@ -220,11 +220,11 @@ pub trait ComputeBackend: Send + Sync {
         density: Option<&Density>,
     ) -> Result<G1Projective, BackendError>;
 
-    /// As [`msm_g1`](Self::msm_g1), over G2.
+    /// As [`msm_g1_vartime`](Self::msm_g1_vartime), over G2.
     ///
     /// # Security
-    /// Variable time, as `msm_g1`.
-    fn msm_g2(
+    /// Variable time, as `msm_g1_vartime`.
+    fn msm_g2_vartime(
         &self,
         bases: &Self::G2Bases,
         skip: usize,

@@ -235,7 +235,7 @@ fn measure<B: ComputeBackend>(
             time(backend, opts.reps, || {
                 let bases = backend.upload_g1_bases("msm bases", &points).map_err(e)?;
                 backend
-                    .msm_g1(&bases, 0, Scalars::Host(&scalars), None)
+                    .msm_g1_vartime(&bases, 0, Scalars::Host(&scalars), None)
                     .map(drop)
                     .map_err(e)
             })?
@@ -249,7 +249,7 @@ fn measure<B: ComputeBackend>(
                 .map_err(e)?;
             time(backend, opts.reps, || {
                 backend
-                    .msm_g1(&bases, 0, Scalars::Host(&scalars), None)
+                    .msm_g1_vartime(&bases, 0, Scalars::Host(&scalars), None)
                     .map(drop)
                     .map_err(e)
             })?
@@ -259,7 +259,7 @@ fn measure<B: ComputeBackend>(
             time(backend, opts.reps, || {
                 let bases = backend.upload_g2_bases("msm bases", &points).map_err(e)?;
                 backend
-                    .msm_g2(&bases, 0, Scalars::Host(&scalars), None)
+                    .msm_g2_vartime(&bases, 0, Scalars::Host(&scalars), None)
                     .map(drop)
                     .map_err(e)
             })?
@@ -273,7 +273,7 @@ fn measure<B: ComputeBackend>(
                 .map_err(e)?;
             time(backend, opts.reps, || {
                 backend
-                    .msm_g2(&bases, 0, Scalars::Host(&scalars), None)
+                    .msm_g2_vartime(&bases, 0, Scalars::Host(&scalars), None)
                     .map(drop)
                     .map_err(e)
             })?

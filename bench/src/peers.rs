@@ -394,7 +394,7 @@ mod tests {
         g1_inputs,
         g1_to_blst,
         g1_to_ark,
-        sluice_msm::msm_g1,
+        sluice_msm::msm_g1_vartime,
         blst_p1,
         Fq,
         ark_bls12_381::G1Projective
@@ -404,7 +404,7 @@ mod tests {
         g2_inputs,
         g2_to_blst,
         g2_to_ark,
-        sluice_msm::msm_g2,
+        sluice_msm::msm_g2_vartime,
         blst_p2,
         Fq2,
         ark_bls12_381::G2Projective

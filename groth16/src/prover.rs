@@ -190,8 +190,8 @@ pub fn b_g2_msm<B: ComputeBackend>(
     let inputs = cs.input_assignment();
     let b_inputs_used = cs.b_input_density().count_ones();
     Ok(
-        backend.msm_g2(bases, 0, Scalars::Host(inputs), Some(cs.b_input_density()))?
-            + backend.msm_g2(
+        backend.msm_g2_vartime(bases, 0, Scalars::Host(inputs), Some(cs.b_input_density()))?
+            + backend.msm_g2_vartime(
                 bases,
                 b_inputs_used,
                 Scalars::Host(cs.aux_assignment()),
@@ -233,7 +233,7 @@ where
             // with the first n - 1 bits set pairs them without downloading h.
             let h_density: Density = (0..n).map(|i| i + 1 < n).collect();
             let bases = params.g1_bases(backend, G1Query::H)?;
-            backend.msm_g1(&bases, 0, Scalars::Buffer(&h_buf), Some(&h_density))?
+            backend.msm_g1_vartime(&bases, 0, Scalars::Buffer(&h_buf), Some(&h_density))?
         }
         HMode::Streaming {
             device_budget_bytes,
@@ -254,13 +254,13 @@ where
     let aux = cs.aux_assignment();
     let l = {
         let bases = params.g1_bases(backend, G1Query::L)?;
-        backend.msm_g1(&bases, 0, Scalars::Host(aux), None)?
+        backend.msm_g1_vartime(&bases, 0, Scalars::Host(aux), None)?
     };
     let a = {
         let bases = params.g1_bases(backend, G1Query::A)?;
         // Inputs are all used in A (the input constraints).
-        backend.msm_g1(&bases, 0, Scalars::Host(inputs), None)?
-            + backend.msm_g1(
+        backend.msm_g1_vartime(&bases, 0, Scalars::Host(inputs), None)?
+            + backend.msm_g1_vartime(
                 &bases,
                 inputs.len(),
                 Scalars::Host(aux),
@@ -270,8 +270,8 @@ where
     let b_g1 = {
         let b_inputs_used = cs.b_input_density().count_ones();
         let bases = params.g1_bases(backend, G1Query::BG1)?;
-        backend.msm_g1(&bases, 0, Scalars::Host(inputs), Some(cs.b_input_density()))?
-            + backend.msm_g1(
+        backend.msm_g1_vartime(&bases, 0, Scalars::Host(inputs), Some(cs.b_input_density()))?
+            + backend.msm_g1_vartime(
                 &bases,
                 b_inputs_used,
                 Scalars::Host(aux),

@@ -398,7 +398,7 @@ fn inverse(x: Fr, what: &'static str) -> Result<Fr, Groth16Error> {
 /// chunk of h.
 ///
 /// # Security
-/// Variable time, as [`ComputeBackend::msm_g1`].
+/// Variable time, as [`ComputeBackend::msm_g1_vartime`].
 pub fn msm_chunked_vartime<B: ComputeBackend>(
     backend: &B,
     bases: &B::G1Bases,
@@ -407,7 +407,7 @@ pub fn msm_chunked_vartime<B: ComputeBackend>(
 ) -> Result<G1Projective, BackendError> {
     let mut acc = G1Projective::identity();
     for (k, part) in h.chunks(chunk.max(1)).enumerate() {
-        acc += backend.msm_g1(bases, k * chunk, Scalars::Host(part), None)?;
+        acc += backend.msm_g1_vartime(bases, k * chunk, Scalars::Host(part), None)?;
     }
     Ok(acc)
 }

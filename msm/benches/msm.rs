@@ -17,7 +17,9 @@ use ff::{Field, PrimeField};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use sluice_field::{Fq, Fr, G1Affine, G1Projective, G2Affine, G2Projective};
-use sluice_msm::{msm_g1, msm_g2, msm_with_config, random_points, Buckets, MsmConfig};
+use sluice_msm::{
+    msm_g1_vartime, msm_g2_vartime, msm_with_config_vartime, random_points, Buckets, MsmConfig,
+};
 
 fn ark_fq(x: &Fq) -> ark_bls12_381::Fq {
     use ark_ff::PrimeField as _;
@@ -60,7 +62,7 @@ fn bench_g1(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("g1/{log_n}"));
         group.sample_size(10);
         group.bench_function(BenchmarkId::from_parameter("sluice"), |b| {
-            b.iter(|| msm_g1(&bases, &scalars, None).expect("lengths match"))
+            b.iter(|| msm_g1_vartime(&bases, &scalars, None).expect("lengths match"))
         });
         group.bench_function(BenchmarkId::from_parameter("blst"), |b| {
             b.iter(|| blst_bases.mult(&bytes, 255))
@@ -82,7 +84,7 @@ fn bench_g1(c: &mut Criterion) {
                     ..MsmConfig::default()
                 };
                 group.bench_function(BenchmarkId::from_parameter(name), |b| {
-                    b.iter(|| msm_with_config::<G1Projective>(&bases, &scalars, None, &cfg))
+                    b.iter(|| msm_with_config_vartime::<G1Projective>(&bases, &scalars, None, &cfg))
                 });
             }
             group.finish();
@@ -105,7 +107,7 @@ fn bench_g1(c: &mut Criterion) {
                     ..MsmConfig::default()
                 };
                 group.bench_function(BenchmarkId::from_parameter(name), |b| {
-                    b.iter(|| msm_with_config::<G1Projective>(&bases, &bits, None, &cfg))
+                    b.iter(|| msm_with_config_vartime::<G1Projective>(&bases, &bits, None, &cfg))
                 });
             }
             group.bench_function(BenchmarkId::from_parameter("blst"), |b| {
@@ -134,7 +136,7 @@ fn bench_g2(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("g2/{log_n}"));
         group.sample_size(10);
         group.bench_function(BenchmarkId::from_parameter("sluice"), |b| {
-            b.iter(|| msm_g2(&bases, &scalars, None).expect("lengths match"))
+            b.iter(|| msm_g2_vartime(&bases, &scalars, None).expect("lengths match"))
         });
         group.bench_function(BenchmarkId::from_parameter("blst"), |b| {
             b.iter(|| blst_bases.mult(&bytes, 255))

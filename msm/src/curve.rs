@@ -4,13 +4,13 @@ use sluice_field::{Fq, Fq2, G1Affine, G1Projective, G2Affine, G2Projective};
 
 /// A short-Weierstrass group (`y^2 = x^3 + b`) in Jacobian coordinates, seen by the MSM.
 ///
-/// Implemented on the projective type, so `msm::<G1Projective>` takes `&[G1Affine]` bases.
+/// Implemented on the projective type, so `msm_vartime::<G1Projective>` takes `&[G1Affine]` bases.
 /// Bucket additions use affine coordinates directly (chord-and-tangent with a shared
 /// inversion), which is why the coordinate field and `x`/`y` accessors are part of it.
 ///
 /// # Security
 /// Every method may run in variable time: the MSM treats its inputs as public (see
-/// [`crate::msm`]).
+/// [`crate::msm_vartime`]).
 pub trait MsmCurve: Copy + Send + Sync + 'static {
     /// Affine points (the bases); the identity is a distinguished value.
     type Affine: Copy + Send + Sync + Default;

@@ -6,7 +6,7 @@
 //! drops zero scalars and sums the bases of scalars equal to one directly. Bellperson's
 //! density semantics are supported through [`Density`].
 //!
-//! One implementation serves both groups through [`MsmCurve`]; [`msm_g1`] and [`msm_g2`] are
+//! One implementation serves both groups through [`MsmCurve`]; [`msm_g1_vartime`] and [`msm_g2_vartime`] are
 //! the concrete entry points.
 //!
 //! # Security
@@ -117,7 +117,7 @@ pub enum Buckets {
     BatchAffine,
 }
 
-/// Tuning knobs for [`msm_with_config`]. The [`Default`] chooses everything from the input
+/// Tuning knobs for [`msm_with_config_vartime`]. The [`Default`] chooses everything from the input
 /// size and the thread count; the knobs exist for benchmarks and tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MsmConfig {
@@ -157,21 +157,21 @@ impl Default for MsmConfig {
 /// # Security
 /// Variable time in the scalars and the points; see the [crate documentation](crate) for why
 /// that is the accepted practice for a prover and where it is not acceptable.
-pub fn msm<C: MsmCurve>(
+pub fn msm_vartime<C: MsmCurve>(
     bases: &[C::Affine],
     scalars: &[Fr],
     density: Option<&Density>,
 ) -> Result<C, MsmError> {
-    msm_with_config(bases, scalars, density, &MsmConfig::default())
+    msm_with_config_vartime(bases, scalars, density, &MsmConfig::default())
 }
 
-/// [`msm`] with explicit tuning knobs.
+/// [`msm_vartime`] with explicit tuning knobs.
 ///
-/// Returns [`MsmError::InvalidWindow`] for a window outside 4..=20 bits, otherwise as [`msm`].
+/// Returns [`MsmError::InvalidWindow`] for a window outside 4..=20 bits, otherwise as [`msm_vartime`].
 ///
 /// # Security
-/// Variable time in the scalars and the points, as [`msm`].
-pub fn msm_with_config<C: MsmCurve>(
+/// Variable time in the scalars and the points, as [`msm_vartime`].
+pub fn msm_with_config_vartime<C: MsmCurve>(
     bases: &[C::Affine],
     scalars: &[Fr],
     density: Option<&Density>,
@@ -190,28 +190,28 @@ pub fn msm_with_config<C: MsmCurve>(
     Ok(pippenger::msm::<C>(bases, scalars, density, config))
 }
 
-/// Multi-scalar multiplication in G1; see [`msm`] for lengths and density.
+/// Multi-scalar multiplication in G1; see [`msm_vartime`] for lengths and density.
 ///
 /// # Security
 /// Variable time in the scalars and the points (prover use: see the
 /// [crate documentation](crate)).
-pub fn msm_g1(
+pub fn msm_g1_vartime(
     bases: &[G1Affine],
     scalars: &[Fr],
     density: Option<&Density>,
 ) -> Result<G1Projective, MsmError> {
-    msm::<G1Projective>(bases, scalars, density)
+    msm_vartime::<G1Projective>(bases, scalars, density)
 }
 
-/// Multi-scalar multiplication in G2; see [`msm`] for lengths and density.
+/// Multi-scalar multiplication in G2; see [`msm_vartime`] for lengths and density.
 ///
 /// # Security
 /// Variable time in the scalars and the points (prover use: see the
 /// [crate documentation](crate)).
-pub fn msm_g2(
+pub fn msm_g2_vartime(
     bases: &[G2Affine],
     scalars: &[Fr],
     density: Option<&Density>,
 ) -> Result<G2Projective, MsmError> {
-    msm::<G2Projective>(bases, scalars, density)
+    msm_vartime::<G2Projective>(bases, scalars, density)
 }

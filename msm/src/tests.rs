@@ -9,7 +9,8 @@ use rand_core::{RngCore, SeedableRng};
 use sluice_field::{Fr, G1Projective, G2Affine, G2Projective};
 
 use crate::{
-    msm, msm_g1, msm_g2, msm_with_config, Buckets, Density, MsmConfig, MsmCurve, MsmError,
+    msm_g1_vartime, msm_g2_vartime, msm_vartime, msm_with_config_vartime, Buckets, Density,
+    MsmConfig, MsmCurve, MsmError,
 };
 
 /// What the tests need beyond [`MsmCurve`]: the group's own (constant-time) arithmetic.
@@ -91,7 +92,7 @@ fn check_sizes<C: TestCurve>(seed: u64, max_k: u32) {
     }
     for n in sizes {
         for cfg in all_configs() {
-            let got: C = msm_with_config(&bases[..n], &scalars[..n], None, &cfg).unwrap();
+            let got: C = msm_with_config_vartime(&bases[..n], &scalars[..n], None, &cfg).unwrap();
             assert_eq!(got, reference[n], "seed {seed}, n {n}, {cfg:?}");
         }
     }
@@ -122,7 +123,7 @@ fn check_windows<C: TestCurve>(seed: u64, n: usize, windows: &[usize]) {
                 buckets: Some(buckets),
                 small_scalar_fast_path: true,
             };
-            let got: C = msm_with_config(&bases, &scalars, None, &cfg).unwrap();
+            let got: C = msm_with_config_vartime(&bases, &scalars, None, &cfg).unwrap();
             assert_eq!(got, expected, "seed {seed}, n {n}, {cfg:?}");
         }
     }
@@ -182,7 +183,7 @@ fn check_special<C: TestCurve>(seed: u64, n: usize) {
         for (sname, scalars) in &scalar_sets {
             let expected = naive::<C>(bases, scalars);
             for cfg in all_configs() {
-                let got: C = msm_with_config(bases, scalars, None, &cfg).unwrap();
+                let got: C = msm_with_config_vartime(bases, scalars, None, &cfg).unwrap();
                 assert_eq!(
                     got, expected,
                     "seed {seed}, n {n}, bases {bname}, scalars {sname}, {cfg:?}"
@@ -222,7 +223,7 @@ fn check_density<C: TestCurve>(seed: u64, n: usize) {
         let used: Vec<Fr> = (0..n).filter(|&i| d.get(i)).map(|i| scalars[i]).collect();
         let expected = naive::<C>(&bases, &used);
         for cfg in all_configs() {
-            let got: C = msm_with_config(&bases, &scalars, Some(d), &cfg).unwrap();
+            let got: C = msm_with_config_vartime(&bases, &scalars, Some(d), &cfg).unwrap();
             assert_eq!(got, expected, "seed {seed}, n {n}, density {name}, {cfg:?}");
         }
     }
@@ -245,7 +246,7 @@ fn length_mismatches_are_errors() {
     let bases = points::<G1Projective>(&mut rng, 4);
     let scalars = mixed_scalars(&mut rng, 5);
     assert!(matches!(
-        msm_g1(&bases, &scalars, None),
+        msm_g1_vartime(&bases, &scalars, None),
         Err(MsmError::LengthMismatch {
             expected: 5,
             got: 4,
@@ -253,9 +254,9 @@ fn length_mismatches_are_errors() {
         })
     ));
     let d: Density = [true, false, true, true, true].into_iter().collect();
-    assert!(msm_g1(&bases, &scalars, Some(&d)).is_ok());
+    assert!(msm_g1_vartime(&bases, &scalars, Some(&d)).is_ok());
     assert!(matches!(
-        msm_g1(&bases, &scalars[..4], Some(&d)),
+        msm_g1_vartime(&bases, &scalars[..4], Some(&d)),
         Err(MsmError::LengthMismatch {
             expected: 5,
             got: 4,
@@ -263,7 +264,7 @@ fn length_mismatches_are_errors() {
         })
     ));
     assert!(matches!(
-        msm_g1(&bases[..3], &scalars, Some(&d)),
+        msm_g1_vartime(&bases[..3], &scalars, Some(&d)),
         Err(MsmError::LengthMismatch {
             expected: 4,
             got: 3,
@@ -272,7 +273,7 @@ fn length_mismatches_are_errors() {
     ));
     let g2: Vec<G2Affine> = alloc::vec![G2Affine::generator(); 2];
     assert!(matches!(
-        msm_g2(&g2, &scalars, None),
+        msm_g2_vartime(&g2, &scalars, None),
         Err(MsmError::LengthMismatch { .. })
     ));
     for bits in [0, 3, 21] {
@@ -281,11 +282,11 @@ fn length_mismatches_are_errors() {
             ..MsmConfig::default()
         };
         assert!(matches!(
-            msm_with_config::<G1Projective>(&bases, &scalars[..4], None, &cfg),
+            msm_with_config_vartime::<G1Projective>(&bases, &scalars[..4], None, &cfg),
             Err(MsmError::InvalidWindow { .. })
         ));
     }
-    let empty: Result<G1Projective, _> = msm::<G1Projective>(&[], &[], None);
+    let empty: Result<G1Projective, _> = msm_vartime::<G1Projective>(&[], &[], None);
     assert_eq!(empty, Ok(G1Projective::identity()));
 }
 
@@ -314,7 +315,7 @@ fn g1_against_blst() {
         let bytes: Vec<u8> = scalars.iter().flat_map(ff::PrimeField::to_repr).collect();
         let b_bases: Vec<blst_p1_affine> = bases.iter().map(|b| (*b).into()).collect();
         let expected = G1Projective::from(b_bases.as_slice().mult(&bytes, 255));
-        let got = msm_g1(&bases, &scalars, None).unwrap();
+        let got = msm_g1_vartime(&bases, &scalars, None).unwrap();
         assert_eq!(got, expected, "seed {seed}, n 2^{log_n}");
     }
 }
@@ -331,7 +332,7 @@ fn g2_against_blst() {
     let b_bases: Vec<blst_p2_affine> = bases.iter().map(|b| (*b).into()).collect();
     let expected = G2Projective::from(b_bases.as_slice().mult(&bytes, 255));
     assert_eq!(
-        msm_g2(&bases, &scalars, None).unwrap(),
+        msm_g2_vartime(&bases, &scalars, None).unwrap(),
         expected,
         "seed {seed}"
     );

@@ -243,7 +243,7 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
         )
     }
 
-    fn msm_g1(
+    fn msm_g1_vartime(
         &self,
         bases: &Self::G1Bases,
         skip: usize,
@@ -251,12 +251,16 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
         density: Option<&Density>,
     ) -> Result<G1Projective, BackendError> {
         let (p, s) = split(scalars);
-        let a = self.primary.msm_g1(&bases.primary, skip, p, density)?;
-        let b = self.secondary.msm_g1(&bases.secondary, skip, s, density)?;
-        Ok(self.agree("msm_g1", a, b))
+        let a = self
+            .primary
+            .msm_g1_vartime(&bases.primary, skip, p, density)?;
+        let b = self
+            .secondary
+            .msm_g1_vartime(&bases.secondary, skip, s, density)?;
+        Ok(self.agree("msm_g1_vartime", a, b))
     }
 
-    fn msm_g2(
+    fn msm_g2_vartime(
         &self,
         bases: &Self::G2Bases,
         skip: usize,
@@ -264,9 +268,13 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
         density: Option<&Density>,
     ) -> Result<G2Projective, BackendError> {
         let (p, s) = split(scalars);
-        let a = self.primary.msm_g2(&bases.primary, skip, p, density)?;
-        let b = self.secondary.msm_g2(&bases.secondary, skip, s, density)?;
-        Ok(self.agree("msm_g2", a, b))
+        let a = self
+            .primary
+            .msm_g2_vartime(&bases.primary, skip, p, density)?;
+        let b = self
+            .secondary
+            .msm_g2_vartime(&bases.secondary, skip, s, density)?;
+        Ok(self.agree("msm_g2_vartime", a, b))
     }
 }
 

@@ -25,9 +25,9 @@ pub struct SuiteSizes {
     /// Lengths of the pointwise checks.
     pub pointwise: Vec<usize>,
     /// Base counts of the G1 MSM checks.
-    pub msm_g1: Vec<usize>,
+    pub msm_g1_vartime: Vec<usize>,
     /// Base counts of the G2 MSM checks.
-    pub msm_g2: Vec<usize>,
+    pub msm_g2_vartime: Vec<usize>,
 }
 
 impl SuiteSizes {
@@ -47,8 +47,8 @@ impl SuiteSizes {
             ntt_forward_logs: vec![24, 27],
             proof_log: 16,
             pointwise: vec![1 << 20, (1 << 24) + 3],
-            msm_g1: vec![1, 1000, (1 << 16) + 1, 1 << 20, 1 << 22],
-            msm_g2: vec![1, 1000, (1 << 16) + 1, 1 << 20],
+            msm_g1_vartime: vec![1, 1000, (1 << 16) + 1, 1 << 20, 1 << 22],
+            msm_g2_vartime: vec![1, 1000, (1 << 16) + 1, 1 << 20],
         }
     }
 
@@ -60,8 +60,8 @@ impl SuiteSizes {
             ntt_forward_logs: vec![13],
             proof_log: 10,
             pointwise: vec![1, 3, 1000, 4097],
-            msm_g1: vec![1, 2, 3, 255, 256, 257, 1500],
-            msm_g2: vec![1, 3, 129, 300],
+            msm_g1_vartime: vec![1, 2, 3, 255, 256, 257, 1500],
+            msm_g2_vartime: vec![1, 3, 129, 300],
         }
     }
 }
@@ -390,20 +390,20 @@ macro_rules! msm_check {
 use rand_core::RngCore;
 
 msm_check!(
-    msm_g1,
+    msm_g1_vartime,
     G1Projective,
     upload_g1_bases,
-    msm_g1,
-    sluice_msm::msm_g1,
-    msm_g1
+    msm_g1_vartime,
+    sluice_msm::msm_g1_vartime,
+    msm_g1_vartime
 );
 msm_check!(
-    msm_g2,
+    msm_g2_vartime,
     G2Projective,
     upload_g2_bases,
-    msm_g2,
-    sluice_msm::msm_g2,
-    msm_g2
+    msm_g2_vartime,
+    sluice_msm::msm_g2_vartime,
+    msm_g2_vartime
 );
 
 /// A whole Groth16 proof on `backend`: with the same blinding it must equal, byte for

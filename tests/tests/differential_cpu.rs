@@ -34,13 +34,13 @@ fn pointwise() {
 }
 
 #[test]
-fn msm_g1() {
-    suite::msm_g1(&CpuBackend::new(), &SuiteSizes::from_env(), 0x4731_0001);
+fn msm_g1_vartime() {
+    suite::msm_g1_vartime(&CpuBackend::new(), &SuiteSizes::from_env(), 0x4731_0001);
 }
 
 #[test]
-fn msm_g2() {
-    suite::msm_g2(&CpuBackend::new(), &SuiteSizes::from_env(), 0x4732_0001);
+fn msm_g2_vartime() {
+    suite::msm_g2_vartime(&CpuBackend::new(), &SuiteSizes::from_env(), 0x4732_0001);
 }
 
 /// The CPU backend with the trait's default `transform_segments` and `segment_powers`.
@@ -106,7 +106,7 @@ impl ComputeBackend for DefaultSegments {
     fn g2_len(&self, b: &Self::G2Bases) -> usize {
         self.0.g2_len(b)
     }
-    fn msm_g1(
+    fn msm_g1_vartime(
         &self,
         _: &Self::G1Bases,
         _: usize,
@@ -115,7 +115,7 @@ impl ComputeBackend for DefaultSegments {
     ) -> Result<G1Projective, BackendError> {
         Err(BackendError::Unsupported("not needed by this test".into()))
     }
-    fn msm_g2(
+    fn msm_g2_vartime(
         &self,
         _: &Self::G2Bases,
         _: usize,

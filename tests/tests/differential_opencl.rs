@@ -62,21 +62,21 @@ fn pointwise_split_buffers_two_contexts() {
 }
 
 #[test]
-fn msm_g1() {
+fn msm_g1_vartime() {
     let Some(b) = backend() else { return };
-    suite::msm_g1(b, &SuiteSizes::from_env(), 0x4731_0002);
+    suite::msm_g1_vartime(b, &SuiteSizes::from_env(), 0x4731_0002);
 }
 
 #[test]
 fn msm_g1_split_buffers_two_contexts() {
     let Some(b) = split_backend() else { return };
-    suite::msm_g1(&b, &SuiteSizes::small(), 0x4731_0003);
+    suite::msm_g1_vartime(&b, &SuiteSizes::small(), 0x4731_0003);
 }
 
 #[test]
-fn msm_g2() {
+fn msm_g2_vartime() {
     let Some(b) = backend() else { return };
-    suite::msm_g2(b, &SuiteSizes::from_env(), 0x4732_0002);
+    suite::msm_g2_vartime(b, &SuiteSizes::from_env(), 0x4732_0002);
 }
 
 #[test]
