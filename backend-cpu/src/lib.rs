@@ -214,12 +214,7 @@ impl ComputeBackend for CpuBackend {
     ) -> Result<(), BackendError> {
         let domain = self.domain(buf.data.len())?;
         let data = buf.data.as_mut_slice();
-        match transform {
-            Transform::Ntt => sluice_ntt::ntt(&domain, data, order)?,
-            Transform::Intt => sluice_ntt::intt(&domain, data, order)?,
-            Transform::CosetNtt => sluice_ntt::coset_ntt(&domain, data, order)?,
-            Transform::CosetIntt => sluice_ntt::coset_intt(&domain, data, order)?,
-        }
+        transform.apply_on_host(&domain, data, order)?;
         Ok(())
     }
 
@@ -252,12 +247,7 @@ impl ComputeBackend for CpuBackend {
     ) -> Result<(), BackendError> {
         sluice_backend::check_segments("transform_segments", buf.data.len(), segment)?;
         let domain = self.domain(segment)?;
-        let run = |data: &mut [Fr]| match transform {
-            Transform::Ntt => sluice_ntt::ntt(&domain, data, order),
-            Transform::Intt => sluice_ntt::intt(&domain, data, order),
-            Transform::CosetNtt => sluice_ntt::coset_ntt(&domain, data, order),
-            Transform::CosetIntt => sluice_ntt::coset_intt(&domain, data, order),
-        };
+        let run = |data: &mut [Fr]| transform.apply_on_host(&domain, data, order);
         buf.data.par_chunks_mut(segment).try_for_each(run)?;
         Ok(())
     }

@@ -39,6 +39,32 @@ pub enum Transform {
     CosetIntt,
 }
 
+impl Transform {
+    /// All four transforms, for callers (and tests) that iterate over them.
+    pub const ALL: [Transform; 4] = [
+        Transform::Ntt,
+        Transform::Intt,
+        Transform::CosetNtt,
+        Transform::CosetIntt,
+    ];
+
+    /// Applies this transform to `data` in host memory with sluice-ntt: the CPU backend's
+    /// kernel and the reference every other backend is tested against.
+    pub fn apply_on_host(
+        self,
+        domain: &sluice_ntt::Domain<Fr>,
+        data: &mut [Fr],
+        order: NttOrder,
+    ) -> Result<(), sluice_ntt::NttError> {
+        match self {
+            Transform::Ntt => sluice_ntt::ntt(domain, data, order),
+            Transform::Intt => sluice_ntt::intt(domain, data, order),
+            Transform::CosetNtt => sluice_ntt::coset_ntt(domain, data, order),
+            Transform::CosetIntt => sluice_ntt::coset_intt(domain, data, order),
+        }
+    }
+}
+
 /// The scalars of an MSM: on the host, or already in a backend buffer (e.g. h, fed from the
 /// H computation straight into its MSM without a round trip).
 pub enum Scalars<'a, B: ComputeBackend + ?Sized> {

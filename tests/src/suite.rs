@@ -88,21 +88,12 @@ pub fn ntt_family<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64)
     for &log in &sizes.ntt_logs {
         let domain = Domain::<Fr>::new(log).unwrap();
         let input = random_fr(1 << log, &mut rng);
-        for transform in [
-            Transform::Ntt,
-            Transform::Intt,
-            Transform::CosetNtt,
-            Transform::CosetIntt,
-        ] {
+        for transform in Transform::ALL {
             for order in NttOrder::ALL {
                 let mut expect = input.clone();
-                let reference = match transform {
-                    Transform::Ntt => sluice_ntt::ntt(&domain, &mut expect, order),
-                    Transform::Intt => sluice_ntt::intt(&domain, &mut expect, order),
-                    Transform::CosetNtt => sluice_ntt::coset_ntt(&domain, &mut expect, order),
-                    Transform::CosetIntt => sluice_ntt::coset_intt(&domain, &mut expect, order),
-                };
-                reference.unwrap();
+                transform
+                    .apply_on_host(&domain, &mut expect, order)
+                    .unwrap();
                 let mut buf = backend.upload_fr("ntt input", &input).unwrap();
                 backend
                     .transform(&mut buf, transform, order)
@@ -200,13 +191,7 @@ pub fn segments<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
             ] {
                 let mut expect = input.clone();
                 for chunk in expect.chunks_mut(segment) {
-                    match transform {
-                        Transform::Ntt => sluice_ntt::ntt(&domain, chunk, order),
-                        Transform::Intt => sluice_ntt::intt(&domain, chunk, order),
-                        Transform::CosetNtt => sluice_ntt::coset_ntt(&domain, chunk, order),
-                        Transform::CosetIntt => sluice_ntt::coset_intt(&domain, chunk, order),
-                    }
-                    .unwrap();
+                    transform.apply_on_host(&domain, chunk, order).unwrap();
                 }
                 let mut buf = backend.upload_fr("segments", &input).unwrap();
                 backend
