@@ -71,59 +71,80 @@ __kernel void fr_bit_reverse(__global Fr *a, uint log_n, uint n) {
 // One pass of an in-place radix-2 NTT: `deg` consecutive radix-2 rounds in local memory.
 //
 // The rounds are those with half-sizes m = m0, 2 m0, ..., m0 2^(deg-1) (m0 = 2^log_m0). Their
-// butterflies stay within sets of 2^deg elements {base + t m0}; one work group of 2^(deg-1)
-// items owns one set. Decimation in time (dif = 0, bit-reversed input to natural output)
-// runs the rounds upwards, decimation in frequency (dif = 1, natural input to bit-reversed
-// output) downwards. The twiddle w^e (w a primitive 2^log_n-th root, e < 2^(log_n-1)) is
+// butterflies stay within sets of 2^deg elements {base + t m0} (a "column"); one work group
+// owns 2^log_c adjacent columns (log_c <= log_m0), so that each row of the group's tile is
+// 2^log_c consecutive elements in memory: with a large stride m0 a lone column would read
+// one 32-byte element per row, far apart, where a tile row reads 2^log_c of them at once.
+// Decimation in time (dif = 0, bit-reversed input to natural output) runs the rounds
+// upwards, decimation in frequency (dif = 1, natural input to bit-reversed output)
+// downwards. The twiddle w^e (w a primitive 2^log_n-th root, e < 2^(log_n-1)) is
 // tw_lo[e mod 2^lo_bits] * tw_hi[e >> lo_bits]: two small tables instead of one of n/2.
-// A set needs 2^deg - 1 distinct twiddles (2^q in round q), against deg 2^(deg-1)
-// butterflies: they are computed once into local memory, `u` holding 2^(deg+1) elements
-// (the set, then the twiddles of round q at 2^q - 1 + j).
+// A column needs 2^deg - 1 distinct twiddles (2^q in round q), against deg 2^(deg-1)
+// butterflies: they are computed once into local memory. `u` holds 2^(deg+log_c+1)
+// elements: the tile (column-major, each row index XOR-swizzled by its column so the tile's
+// loads and stores spread over the banks), then each column's twiddles (round q's at
+// 2^q - 1 + j).
 // Batched: a launch may cover several consecutive transforms of 2^log_n elements each (the
 // segments of transform_segments), the group id's high bits selecting the segment.
 __kernel void fr_ntt_pass(__global Fr *a, __global const Fr *tw_lo, __global const Fr *tw_hi,
                           __local Fr *u, uint log_n, uint log_m0, uint deg, uint lo_bits,
-                          uint dif) {
+                          uint dif, uint log_c) {
   const uint lid = get_local_id(0);
   const uint group = get_group_id(0);
-  a += (size_t)(group >> (log_n - deg)) << log_n;
-  const uint set = group & ((1u << (log_n - deg)) - 1);
+  const uint groups_log = log_n - deg - log_c;  // groups per transform, log2
+  a += (size_t)(group >> groups_log) << log_n;
+  const uint set = group & ((1u << groups_log) - 1);
   const uint m0 = 1u << log_m0;
-  const uint r = set & (m0 - 1);
-  const uint base = ((set >> log_m0) << (log_m0 + deg)) + r;
+  const uint col_groups_log = log_m0 - log_c;
+  const uint r0 = (set & ((1u << col_groups_log) - 1)) << log_c;
+  const uint base = ((set >> col_groups_log) << (log_m0 + deg)) + r0;
   const uint size = 1u << deg;
-  const uint hsize = size >> 1;
-  __local Fr *tw = u + size;
-  u[lid] = a[base + lid * m0];
-  u[lid + hsize] = a[base + (lid + hsize) * m0];
-  for (uint idx = lid; idx + 1 < size; idx += hsize) {
-    // Round q's butterfly j = jl m0 + r in its block of 2m uses w_2m^j.
-    const uint q = 31 - clz(idx + 1);
-    const uint jl = idx + 1 - (1u << q);
-    const uint e = (jl * m0 + r) << (log_n - 1 - log_m0 - q);
-    tw[idx] = Fr_mul(tw_lo[e & ((1u << lo_bits) - 1)], tw_hi[e >> lo_bits]);
+  const uint total = size << log_c;
+  const uint items = total >> 1;  // the work-group size
+  const uint cols_mask = (1u << log_c) - 1;
+  __local Fr *tw = u + total;
+  for (uint e = lid; e < total; e += items) {
+    const uint row = e >> log_c, col = e & cols_mask;
+    u[(col << deg) + (row ^ (col & (size - 1)))] = a[base + (size_t)row * m0 + col];
+  }
+  for (uint t = lid; t < total; t += items) {
+    const uint idx = t & (size - 1);
+    if (idx + 1 < size) {
+      // Round q's butterfly j = jl m0 + r in its block of 2m uses w_2m^j.
+      const uint q = 31 - clz(idx + 1);
+      const uint jl = idx + 1 - (1u << q);
+      const uint e = (jl * m0 + r0 + (t >> deg)) << (log_n - 1 - log_m0 - q);
+      tw[t] = Fr_mul(tw_lo[e & ((1u << lo_bits) - 1)], tw_hi[e >> lo_bits]);
+    }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+  const uint col = lid >> (deg - 1);
+  const uint b = lid & ((size >> 1) - 1);
+  const uint sw = col & (size - 1);
+  __local Fr *uc = u + (col << deg);
+  __local const Fr *twc = tw + (col << deg);
   for (uint s = 0; s < deg; s++) {
     const uint q = dif ? deg - 1 - s : s;
-    const uint jl = lid & ((1u << q) - 1);
-    const uint i0 = ((lid >> q) << (q + 1)) + jl;
+    const uint jl = b & ((1u << q) - 1);
+    const uint i0 = ((b >> q) << (q + 1)) + jl;
     const uint i1 = i0 + (1u << q);
-    const Fr w = tw[(1u << q) - 1 + jl];
-    const Fr x = u[i0];
-    const Fr y = u[i1];
+    const Fr w = twc[(1u << q) - 1 + jl];
+    const Fr x = uc[i0 ^ sw];
+    const Fr y = uc[i1 ^ sw];
     if (dif) {
-      u[i0] = Fr_add(x, y);
-      u[i1] = Fr_mul(Fr_sub(x, y), w);
+      uc[i0 ^ sw] = Fr_add(x, y);
+      uc[i1 ^ sw] = Fr_mul(Fr_sub(x, y), w);
     } else {
       const Fr t = Fr_mul(y, w);
-      u[i0] = Fr_add(x, t);
-      u[i1] = Fr_sub(x, t);
+      uc[i0 ^ sw] = Fr_add(x, t);
+      uc[i1 ^ sw] = Fr_sub(x, t);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  a[base + lid * m0] = u[lid];
-  a[base + (lid + hsize) * m0] = u[lid + hsize];
+  for (uint e = lid; e < total; e += items) {
+    const uint row = e >> log_c, c = e & cols_mask;
+    a[base + (size_t)row * m0 + c] = u[(c << deg) + (row ^ (c & (size - 1)))];
+  }
 }
 
 // out[i] = in[i] out of Montgomery form (canonical integers for the MSM's windows).

@@ -12,6 +12,9 @@ use crate::program::{self, KernelCache};
 use crate::source::ProgramKind;
 use crate::{driver_error, lock};
 
+/// Kernel launches recorded for profiling: name and event.
+type ProfileLog = Mutex<Vec<(String, Event)>>;
+
 /// A device with its own context and in-order queue.
 pub(crate) struct DeviceCtx {
     pub(crate) info: &'static DeviceInfo,
@@ -23,6 +26,9 @@ pub(crate) struct DeviceCtx {
     /// The largest chunk of one buffer, in bytes.
     pub(crate) max_chunk_bytes: u64,
     cache: KernelCache,
+    /// With `SLUICE_PROFILE=1`: every kernel launch's name and event, for
+    /// [`DeviceCtx::profile_report`].
+    profile: Option<ProfileLog>,
 }
 
 impl DeviceCtx {
@@ -34,8 +40,13 @@ impl DeviceCtx {
         let props = core::ContextProperties::new().platform(info.platform_id);
         let context = core::create_context(Some(&props), &[info.device_id], None, None)
             .map_err(|e| driver_error("clCreateContext", &e))?;
-        let queue = core::create_command_queue(&context, info.device_id, None)
-            .map_err(|e| driver_error("clCreateCommandQueue", &e))?;
+        let profiling = std::env::var("SLUICE_PROFILE").is_ok_and(|v| v == "1");
+        let queue = core::create_command_queue(
+            &context,
+            info.device_id,
+            profiling.then_some(core::QUEUE_PROFILING_ENABLE),
+        )
+        .map_err(|e| driver_error("clCreateCommandQueue", &e))?;
         let cap = info.max_alloc_bytes.max(1 << 20);
         Ok(DeviceCtx {
             info,
@@ -45,7 +56,40 @@ impl DeviceCtx {
             twiddles: Mutex::new(HashMap::new()),
             max_chunk_bytes: max_chunk_bytes.map_or(cap, |m| m.min(cap)),
             cache,
+            profile: profiling.then(|| Mutex::new(Vec::new())),
         })
+    }
+
+    /// With `SLUICE_PROFILE=1`, the device time of the kernels launched since the last
+    /// report, summed per kernel name (after waiting for the queue); `None` otherwise.
+    pub(crate) fn profile_report(&self) -> Option<Vec<(String, usize, f64)>> {
+        let profile = self.profile.as_ref()?;
+        core::finish(&self.queue).ok()?;
+        let events = std::mem::take(&mut *lock(profile));
+        let mut per_name: Vec<(String, usize, f64)> = Vec::new();
+        for (name, event) in events {
+            let time = |what| {
+                core::get_event_profiling_info(&event, what)
+                    .and_then(|r| r.time())
+                    .unwrap_or(0)
+            };
+            let ns =
+                time(core::ProfilingInfo::End).saturating_sub(time(core::ProfilingInfo::Start));
+            match per_name.iter_mut().find(|(n, _, _)| *n == name) {
+                Some(entry) => {
+                    entry.1 += 1;
+                    entry.2 += ns as f64 * 1e-6;
+                }
+                None => per_name.push((name, 1, ns as f64 * 1e-6)),
+            }
+        }
+        Some(per_name)
+    }
+
+    /// Submits what is queued without waiting for it: a device whose work is only
+    /// enqueued starts it now, while the host goes on to other devices.
+    pub(crate) fn flush(&self) -> Result<(), BackendError> {
+        core::flush(&self.queue).map_err(|e| driver_error("clFlush", &e))
     }
 
     /// The program of `kind`, built on first use (the lock is held while building, so
@@ -69,6 +113,7 @@ impl DeviceCtx {
             queue: &self.queue,
             kernel,
             next: 0,
+            profile: self.profile.as_ref().map(|p| (p, name.to_owned())),
         })
     }
 
@@ -191,6 +236,7 @@ pub(crate) struct Launch<'a> {
     queue: &'a core::CommandQueue,
     kernel: core::Kernel,
     next: u32,
+    profile: Option<(&'a ProfileLog, String)>,
 }
 
 impl Launch<'_> {
@@ -224,6 +270,7 @@ impl Launch<'_> {
             return Ok(());
         }
         let global = local.map_or(global, |l| global.div_ceil(l) * l);
+        let mut event = self.profile.is_some().then(Event::null);
         // SAFETY: every argument is set; the buffers outlive the queue's use of them because
         // every operation that reads results synchronises (blocking read or finish) before
         // its buffers can be dropped.
@@ -236,10 +283,14 @@ impl Launch<'_> {
                 &[global, 1, 1],
                 local.map(|l| [l, 1, 1]),
                 None::<Event>,
-                None::<&mut Event>,
+                event.as_mut(),
             )
         }
-        .map_err(|e| driver_error("clEnqueueNDRangeKernel", &e))
+        .map_err(|e| driver_error("clEnqueueNDRangeKernel", &e))?;
+        if let (Some((events, name)), Some(event)) = (self.profile, event) {
+            lock(events).push((name, event));
+        }
+        Ok(())
     }
 }
 

@@ -73,17 +73,33 @@ pub enum DeviceSelector {
     Indices(Vec<usize>),
     /// Every device whose name contains this substring (case-insensitive).
     NameContains(String),
+    /// Every GPU (`CL_DEVICE_TYPE_GPU`); an error if there is none.
+    Gpus,
+    /// The GPU at this position among the GPUs (`gpu0` is the first), whatever other
+    /// devices (a CPU driver such as PoCL) are listed before it.
+    Gpu(usize),
     /// Every device.
     All,
 }
 
 impl DeviceSelector {
-    /// Parses a command-line or environment setting: `all`, an index (`1`), indices
-    /// (`0,0`), or otherwise a name substring (`H200`).
+    /// Parses a command-line or environment setting: `all`, `gpus` (every GPU), `gpuN`
+    /// (the Nth GPU), an index (`1`), indices (`0,0`), or otherwise a name substring
+    /// (`H200`).
     pub fn parse(s: &str) -> Self {
         let s = s.trim();
         if s.eq_ignore_ascii_case("all") {
             return DeviceSelector::All;
+        }
+        if s.eq_ignore_ascii_case("gpus") {
+            return DeviceSelector::Gpus;
+        }
+        if let Some(Ok(n)) = s
+            .strip_prefix("gpu")
+            .or_else(|| s.strip_prefix("GPU"))
+            .map(str::parse)
+        {
+            return DeviceSelector::Gpu(n);
         }
         let ix: Result<Vec<usize>, _> = s.split(',').map(|p| p.trim().parse()).collect();
         match ix {
@@ -111,6 +127,13 @@ impl DeviceSelector {
                     .filter(|d| d.name.to_ascii_lowercase().contains(&s))
                     .collect()
             }
+            DeviceSelector::Gpus => all.iter().filter(|d| d.is_gpu).collect(),
+            DeviceSelector::Gpu(n) => all
+                .iter()
+                .filter(|d| d.is_gpu)
+                .nth(*n)
+                .into_iter()
+                .collect(),
             DeviceSelector::All => all.iter().collect(),
         };
         if chosen.is_empty() {
@@ -238,6 +261,12 @@ mod tests {
     #[test]
     fn selector_parsing() {
         assert_eq!(DeviceSelector::parse("all"), DeviceSelector::All);
+        assert_eq!(DeviceSelector::parse("gpus"), DeviceSelector::Gpus);
+        assert_eq!(DeviceSelector::parse("gpu1"), DeviceSelector::Gpu(1));
+        assert_eq!(
+            DeviceSelector::parse("gpuX"),
+            DeviceSelector::NameContains("gpuX".into())
+        );
         assert_eq!(DeviceSelector::parse(" 1 "), DeviceSelector::Index(1));
         assert_eq!(
             DeviceSelector::parse("0,0"),

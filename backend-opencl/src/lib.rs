@@ -20,6 +20,9 @@
 //! `SLUICE_OPENCL_OPTIONS`: extra program build options. `SLUICE_MSM_WINDOW`,
 //! `SLUICE_MSM_CHUNK`, `SLUICE_MSM_SLICE`: the MSM's window bits, entries per chunk and
 //! chunks per reduce work item, instead of the planner's choice (see `kernels/msm.cl`).
+//! `SLUICE_PROFILE=1`: queues record every kernel's device time;
+//! [`OpenClBackend::profile_report`] sums it per kernel, and a backend prints what is left
+//! unreported to stderr when it is dropped.
 //!
 //! # Unsupported
 //! An NTT over a buffer split into several chunks (more than the device's largest single
@@ -138,6 +141,23 @@ impl OpenClBackend {
         program::program_build_times()
     }
 
+    /// With `SLUICE_PROFILE=1`: per device, the device time of each kernel launched since
+    /// the last report (launches, total milliseconds), as a table, after waiting for the
+    /// queues; `None` when profiling is off.
+    pub fn profile_report(&self) -> Option<String> {
+        let mut out = String::new();
+        for (d, ctx) in self.devices.iter().enumerate() {
+            let mut rows = ctx.profile_report()?;
+            rows.sort_by(|a, b| b.2.total_cmp(&a.2));
+            let total: f64 = rows.iter().map(|r| r.2).sum();
+            out += &format!("profile device {d} ({}): {total:.3} ms\n", ctx.info.name);
+            for (name, count, ms) in rows {
+                out += &format!("  {name:<28} {count:>7} launches {ms:>12.3} ms\n");
+            }
+        }
+        Some(out)
+    }
+
     fn primary(&self) -> &DeviceCtx {
         &self.devices[0]
     }
@@ -229,6 +249,14 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+impl Drop for OpenClBackend {
+    fn drop(&mut self) {
+        if let Some(report) = self.profile_report() {
+            eprint!("{report}");
+        }
+    }
+}
+
 impl ComputeBackend for OpenClBackend {
     type FrBuffer = OpenClFrBuffer;
     type G1Bases = OpenClG1Bases;
@@ -245,6 +273,11 @@ impl ComputeBackend for OpenClBackend {
 
     fn synchronize(&self) -> Result<(), BackendError> {
         self.devices.iter().try_for_each(DeviceCtx::finish)
+    }
+
+    /// True when every device is a GPU (a CPU driver such as PoCL is not an accelerator).
+    fn is_accelerator(&self) -> bool {
+        self.devices.iter().all(|d| d.info.is_gpu)
     }
 
     /// The first device's memory when there is one device; with several, the totals add up
@@ -468,15 +501,30 @@ pub mod test_support {
         }
     }
 
-    /// The device tests run on: `$SLUICE_TEST_OPENCL_DEVICE` (an index or a name
-    /// substring, e.g. `H200` on a machine that also lists PoCL), else device 0.
+    /// The device tests run on: the first of [`test_devices`].
     pub fn test_device() -> usize {
+        test_devices()[0]
+    }
+
+    /// The devices multi-device tests run on: every device `$SLUICE_TEST_OPENCL_DEVICE`
+    /// picks (a selector as [`DeviceSelector::parse`] reads it, e.g. `NVIDIA` on a machine
+    /// that also lists PoCL), else device 0; the only device twice (two contexts and queues
+    /// on it) where the selector picks one, so the multi-device paths always run.
+    pub fn test_devices() -> Vec<usize> {
         let sel = std::env::var("SLUICE_TEST_OPENCL_DEVICE")
             .map_or(DeviceSelector::Index(0), |s| DeviceSelector::parse(&s));
-        sel.select()
-            .ok()
-            .and_then(|d| d.first().map(|d| d.index))
-            .unwrap_or(0)
+        let mut picked: Vec<usize> = sel
+            .select()
+            .map(|d| d.iter().map(|d| d.index).collect())
+            .unwrap_or_default();
+        match picked.len() {
+            0 => vec![0, 0],
+            1 => {
+                picked.push(picked[0]);
+                picked
+            }
+            _ => picked,
+        }
     }
 }
 

@@ -249,6 +249,10 @@ impl OpenClBackend {
                 &scalars.0,
                 count,
             )?);
+            // Without a flush a driver may hold the launch until the first blocking call
+            // on this queue, which comes only after every other device's work is queued:
+            // the devices would run one after another.
+            self.devices[d].flush()?;
         }
         let mut total = A::identity();
         for p in pending {

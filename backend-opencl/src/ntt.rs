@@ -10,9 +10,9 @@ use crate::repr::as_words;
 use crate::source::ProgramKind;
 use crate::{lock, OpenClBackend, OpenClFrBuffer};
 
-/// Most radix-2 rounds one pass runs in local memory: 2^9 elements and their 2^9 - 1
-/// twiddles, 32 KiB per work group (OpenCL guarantees 32 KiB of local memory); 2^27 takes
-/// three passes.
+/// Most elements one pass's tile holds in local memory: 2^9 elements and their twiddles,
+/// 32 KiB per work group (OpenCL guarantees 32 KiB of local memory); 2^27 takes four
+/// passes (9 rounds on contiguous data, then 6 on tiles of 8 columns).
 const MAX_ROUNDS_PER_PASS: u32 = 9;
 
 /// The twiddles w^e for e < n/2 of one domain and direction, as two tables:
@@ -235,8 +235,37 @@ fn domain_log(n: usize) -> Result<u32, BackendError> {
     Ok(log_n)
 }
 
+/// Most columns (log2) one pass's work group owns: 8 adjacent elements, 256 contiguous bytes
+/// per tile row. `SLUICE_NTT_COLUMNS` (0-3) overrides it for experiments; 0 gives the old
+/// one-column sets.
+fn max_columns_log() -> u32 {
+    static C: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *C.get_or_init(|| {
+        std::env::var("SLUICE_NTT_COLUMNS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&c: &u32| c <= 3)
+            .unwrap_or(3)
+    })
+}
+
+/// The passes of one transform of 2^log_n: `(log_m0, deg, log_c)`, `deg` rounds from
+/// half-size 2^log_m0 over tiles of 2^log_c adjacent columns, at most `max_log` (work items
+/// per group, log2, plus one) elements per tile; in DIT order (DIF runs them reversed).
+fn schedule(log_n: u32, max_log: u32, max_cols_log: u32) -> Vec<(u32, u32, u32)> {
+    let mut passes = Vec::new();
+    let mut log_m0 = 0;
+    while log_m0 < log_n {
+        let log_c = log_m0.min(max_cols_log).min(max_log - 1);
+        let deg = (max_log - log_c).min(log_n - log_m0);
+        passes.push((log_m0, deg, log_c));
+        log_m0 += deg;
+    }
+    passes
+}
+
 /// All radix-2 rounds of each run of 2^log_n of the `count` elements, grouped into passes
-/// of up to MAX_ROUNDS_PER_PASS rounds.
+/// of up to MAX_ROUNDS_PER_PASS rounds over tiles of adjacent columns.
 fn passes(
     ctx: &DeviceCtx,
     mem: &ocl::core::Mem,
@@ -245,31 +274,26 @@ fn passes(
     count: usize,
     dif: bool,
 ) -> Result<(), BackendError> {
-    // A pass of `deg` rounds needs 2^(deg-1) work items per group.
+    // A tile of 2^k elements needs 2^(k-1) work items.
     let wg_log = usize::BITS - 1 - ctx.info.max_work_group_size.max(1).leading_zeros();
-    let max_deg = MAX_ROUNDS_PER_PASS.min(wg_log + 1);
-    let mut schedule = Vec::new();
-    let mut log_m0 = 0;
-    while log_m0 < log_n {
-        let deg = max_deg.min(log_n - log_m0);
-        schedule.push((log_m0, deg));
-        log_m0 += deg;
-    }
+    let max_log = MAX_ROUNDS_PER_PASS.min(wg_log + 1);
+    let mut plan = schedule(log_n, max_log, max_columns_log());
     if dif {
-        schedule.reverse();
+        plan.reverse();
     }
-    for (log_m0, deg) in schedule {
+    for (log_m0, deg, log_c) in plan {
         ctx.kernel(ProgramKind::Fr, "fr_ntt_pass")?
             .mem(mem)?
             .mem(&tw.lo)?
             .mem(&tw.hi)?
-            .local_words(16 << deg)?
+            .local_words(16 << (deg + log_c))?
             .u32(log_n)?
             .u32(log_m0)?
             .u32(deg)?
             .u32(tw.lo_bits)?
             .u32(u32::from(dif))?
-            .run(count / 2, Some(1 << (deg - 1)))?;
+            .u32(log_c)?
+            .run(count / 2, Some(1 << (deg + log_c - 1)))?;
     }
     Ok(())
 }
@@ -302,6 +326,27 @@ mod tests {
     fn reference(data: &mut [Fr], t: Transform, order: NttOrder) {
         let d = Domain::<Fr>::for_size(data.len()).unwrap();
         t.apply_on_host(&d, data, order).unwrap();
+    }
+
+    /// Every round of every size is run once, in order, each tile within the work-group
+    /// limit and never wider than the stride.
+    #[test]
+    fn schedules_cover_every_round_once() {
+        for max_log in [2, 5, 9] {
+            for max_cols in 0..=3 {
+                for log_n in 1..=27 {
+                    let plan = super::schedule(log_n, max_log, max_cols);
+                    let mut next = 0;
+                    for &(log_m0, deg, log_c) in &plan {
+                        assert_eq!(log_m0, next, "2^{log_n}: {plan:?}");
+                        assert!(deg >= 1 && deg + log_c <= max_log, "{plan:?}");
+                        assert!(log_c <= log_m0 && log_c <= max_cols, "{plan:?}");
+                        next += deg;
+                    }
+                    assert_eq!(next, log_n, "2^{log_n}: {plan:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -95,6 +95,13 @@ pub trait ComputeBackend: Send + Sync {
     /// The tracker that counts this backend's allocations.
     fn tracker(&self) -> &MemoryTracker;
 
+    /// Whether this backend computes on an accelerator (a GPU) whose MSMs outrun the host's
+    /// CPUs: schedulers then keep work such as the b_g2 MSM on it rather than on the CPU.
+    /// The default is `false`.
+    fn is_accelerator(&self) -> bool {
+        false
+    }
+
     /// Waits until all queued work has finished, and surfaces errors of queued work. Timing
     /// code calls it before reading the clock; results read back (downloads, MSM results)
     /// are always complete without it. The default (for backends that never queue) does

@@ -385,16 +385,14 @@ fn opencl_backend(opts: &Options) -> Result<sluice_backend_opencl::OpenClBackend
     let devices = match opts.devices.as_deref() {
         Some(sel) => DeviceSelector::parse(sel),
         None => {
-            let gpus: Vec<usize> = sluice_backend_opencl::devices()
+            let any_gpu = sluice_backend_opencl::devices()
                 .map_err(|e| e.to_string())?
                 .iter()
-                .filter(|d| d.is_gpu)
-                .map(|d| d.index)
-                .collect();
-            if gpus.is_empty() {
-                DeviceSelector::Index(0)
+                .any(|d| d.is_gpu);
+            if any_gpu {
+                DeviceSelector::Gpus
             } else {
-                DeviceSelector::Indices(gpus)
+                DeviceSelector::Index(0)
             }
         }
     };

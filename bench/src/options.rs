@@ -87,7 +87,8 @@ usage: cargo xtask bench [options]
   --sizes LIST      log2 sizes for every op, e.g. 10,12,14 or 10..16 (default: per-op ladder)
   --sizes OP=LIST   log2 sizes for one op, e.g. --sizes ntt=20..27 (repeatable; wins over LIST)
   --backends LIST   cpu, opencl (default: cpu, plus opencl when a platform exists)
-  --devices SEL     OpenCL devices: indices (0,1), a name substring, or all (default: every GPU)
+  --devices SEL     OpenCL devices: indices (0,1), gpus, gpuN (the Nth GPU), a name
+                    substring, or all (default: every GPU)
   --reps N          timed repetitions per row, after one warm-up (default: 5)
   --out DIR         output directory (default: target/sluice-bench)
   --seed N          seed of the random inputs (default: 1)

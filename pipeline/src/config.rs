@@ -28,9 +28,8 @@ pub struct PipelineConfig {
     pub headroom_percent: u8,
     /// How H runs.
     pub h_mode: HModeChoice,
-    /// Compute the b_g2 MSM on the CPU right after synthesis (overlapped with device work)
-    /// instead of on the device. The CPU copy of the b_g2 bases is fixed host memory.
-    pub b_g2_on_cpu: bool,
+    /// Where the b_g2 MSM runs.
+    pub b_g2: G2Placement,
     /// How long a partition waits for device memory held by others sharing the device
     /// (under the device budget) before it tries anyway and fails with the cause.
     pub device_wait: Duration,
@@ -44,8 +43,36 @@ impl Default for PipelineConfig {
             device_budget_bytes: None,
             headroom_percent: 10,
             h_mode: HModeChoice::Auto,
-            b_g2_on_cpu: true,
+            b_g2: G2Placement::Auto,
             device_wait: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Where the pipeline runs a partition's b_g2 MSM (the one G2 MSM of a proof).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum G2Placement {
+    /// On the device when the backend is an accelerator
+    /// ([`is_accelerator`](sluice_backend::ComputeBackend::is_accelerator)), else on the
+    /// CPU. Measured on the H200 machine (BENCHMARKS.md, "Residency and pipeline"): a 2^20
+    /// G2 MSM takes the GPU about 0.1 s, where 32 CPU cores shared with synthesis made
+    /// the CPU placement the pipeline's bottleneck (4x lower throughput).
+    #[default]
+    Auto,
+    /// On the CPU right after synthesis, overlapped with other partitions' device work.
+    /// The CPU copy of the b_g2 bases is fixed host memory.
+    Cpu,
+    /// On the device, with the partition's other MSMs.
+    Device,
+}
+
+impl G2Placement {
+    /// Whether the MSM runs on the CPU for a backend that `is_accelerator` or not.
+    pub fn on_cpu(self, is_accelerator: bool) -> bool {
+        match self {
+            G2Placement::Auto => !is_accelerator,
+            G2Placement::Cpu => true,
+            G2Placement::Device => false,
         }
     }
 }
@@ -57,10 +84,13 @@ impl PipelineConfig {
     pub const ENV_HOST_BUDGET: &'static str = "SLUICE_HOST_BUDGET_BYTES";
     /// See [`ENV_WORKERS`](Self::ENV_WORKERS).
     pub const ENV_DEVICE_BUDGET: &'static str = "SLUICE_DEVICE_BUDGET_BYTES";
+    /// See [`ENV_WORKERS`](Self::ENV_WORKERS).
+    pub const ENV_B_G2: &'static str = "SLUICE_PIPELINE_B_G2";
 
     /// This configuration with operator overrides from the environment, where set:
     /// `SLUICE_PIPELINE_WORKERS` (workers), `SLUICE_HOST_BUDGET_BYTES` and
-    /// `SLUICE_DEVICE_BUDGET_BYTES` (budgets, in bytes). Typed configuration comes first;
+    /// `SLUICE_DEVICE_BUDGET_BYTES` (budgets, in bytes), `SLUICE_PIPELINE_B_G2` (`auto`,
+    /// `cpu` or `device`: [`G2Placement`]). Typed configuration comes first;
     /// these exist so a deployment can be tuned without a rebuild.
     pub fn with_env_overrides(self) -> Result<Self, PipelineError> {
         self.with_overrides(|name| std::env::var(name).ok())
@@ -87,6 +117,19 @@ impl PipelineConfig {
         }
         if let Some(b) = parse(Self::ENV_DEVICE_BUDGET)? {
             self.device_budget_bytes = Some(b);
+        }
+        if let Some(v) = var(Self::ENV_B_G2) {
+            self.b_g2 = match v.trim().to_ascii_lowercase().as_str() {
+                "auto" => G2Placement::Auto,
+                "cpu" => G2Placement::Cpu,
+                "device" => G2Placement::Device,
+                _ => {
+                    return Err(PipelineError::BadOverride {
+                        name: Self::ENV_B_G2,
+                        value: v,
+                    })
+                }
+            };
         }
         Ok(self)
     }
@@ -143,12 +186,22 @@ mod tests {
             .with_overrides(env(&[
                 ("SLUICE_PIPELINE_WORKERS", "12"),
                 ("SLUICE_HOST_BUDGET_BYTES", " 1000 "),
+                ("SLUICE_PIPELINE_B_G2", "Device"),
             ]))
             .unwrap();
         assert_eq!(c.workers, 12);
+        assert_eq!(c.b_g2, G2Placement::Device);
         assert_eq!(c.host_budget_bytes, Some(1000));
         assert_eq!(c.device_budget_bytes, None, "unset stays as typed");
         assert_eq!(base.clone().with_overrides(env(&[])).unwrap(), base);
+        assert!(matches!(
+            base.clone()
+                .with_overrides(env(&[("SLUICE_PIPELINE_B_G2", "gpu")])),
+            Err(PipelineError::BadOverride {
+                name: "SLUICE_PIPELINE_B_G2",
+                ..
+            })
+        ));
         assert!(matches!(
             base.with_overrides(env(&[("SLUICE_DEVICE_BUDGET_BYTES", "16G")])),
             Err(PipelineError::BadOverride {
@@ -156,6 +209,14 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn auto_places_b_g2_on_accelerators() {
+        assert!(!G2Placement::Auto.on_cpu(true));
+        assert!(G2Placement::Auto.on_cpu(false));
+        assert!(G2Placement::Cpu.on_cpu(true));
+        assert!(!G2Placement::Device.on_cpu(false));
     }
 
     #[test]

@@ -22,7 +22,7 @@ mod config;
 mod pipeline;
 mod planner;
 
-pub use config::{machine_host_available_bytes, PipelineConfig};
+pub use config::{machine_host_available_bytes, G2Placement, PipelineConfig};
 pub use pipeline::{PartitionReport, Pipeline, PipelineStats, ProofHandle};
 pub use planner::{HModeChoice, MemoryPlan, PartitionFootprint, PlanInput};
 

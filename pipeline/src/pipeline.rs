@@ -273,7 +273,7 @@ impl Pipeline {
             let bytes = backend.tracker().current(MemoryKind::Device) - before;
             params_device_bytes = params_device_bytes.max(bytes);
         }
-        let cpu_g2: Option<CpuG2> = if config.b_g2_on_cpu {
+        let cpu_g2: Option<CpuG2> = if config.b_g2.on_cpu(first.is_accelerator()) {
             let cpu = CpuBackend::new();
             let bases = cpu.upload_g2_bases("b_g2", &params.b_g2_points()?)?;
             Some(Arc::new((cpu, bases)))

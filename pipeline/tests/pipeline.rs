@@ -14,7 +14,9 @@ use sluice_groth16::{
     generate_random_parameters, prepare_verifying_key, verify_proof, Circuit, ConstraintSystem,
     HMode, Parameters, ResidentParameters, SynthesisError,
 };
-use sluice_pipeline::{HModeChoice, PartitionFootprint, Pipeline, PipelineConfig, PipelineError};
+use sluice_pipeline::{
+    G2Placement, HModeChoice, PartitionFootprint, Pipeline, PipelineConfig, PipelineError,
+};
 
 const LOG_N: u32 = 8;
 
@@ -148,7 +150,7 @@ fn in_memory_on_two_devices_verifies() {
         host_budget_bytes: Some(1 << 30),
         device_budget_bytes: Some(1 << 30),
         h_mode: HModeChoice::InMemory,
-        b_g2_on_cpu: false,
+        b_g2: G2Placement::Device,
         ..PipelineConfig::default()
     };
     let pipeline =

@@ -4,12 +4,13 @@
 //!
 //! Without an OpenCL platform every test prints why and passes — unless
 //! `SLUICE_REQUIRE_OPENCL=1` (CI), where it fails. `SLUICE_TEST_OPENCL_DEVICE` picks the
-//! device (index or name substring); `SLUICE_DIFF_LARGE=1` selects GPU-sized inputs.
+//! device (index or name substring); where it picks several (two GPUs), the multi-device
+//! tests spread their work over all of them. `SLUICE_DIFF_LARGE=1` selects GPU-sized inputs.
 
 use std::sync::OnceLock;
 
 use sluice_backend_cpu::CpuBackend;
-use sluice_backend_opencl::test_support::{backend_or_skip, test_device};
+use sluice_backend_opencl::test_support::{backend_or_skip, test_device, test_devices};
 use sluice_backend_opencl::{DeviceSelector, OpenClBackend, OpenClConfig};
 use sluice_tests::suite::{self, SuiteSizes};
 use sluice_tests::Dual;
@@ -26,12 +27,22 @@ fn backend() -> Option<&'static OpenClBackend> {
     .as_ref()
 }
 
-/// Two contexts on the test device with 4 KiB chunks: the multi-device and split-buffer
-/// paths at test sizes.
+/// Every test device (two contexts on the one test device where there is one) with 4 KiB
+/// chunks: the multi-device and split-buffer paths at test sizes.
 fn split_backend() -> Option<OpenClBackend> {
     backend_or_skip(OpenClConfig {
-        devices: DeviceSelector::Indices(vec![test_device(); 2]),
+        devices: DeviceSelector::Indices(test_devices()),
         max_chunk_bytes: Some(1 << 12),
+        ..OpenClConfig::default()
+    })
+}
+
+/// Every test device with whole buffers: MSMs split across devices at full sizes.
+fn multi_device_backend() -> Option<OpenClBackend> {
+    let devices = test_devices();
+    eprintln!("multi-device backend on devices {devices:?}");
+    backend_or_skip(OpenClConfig {
+        devices: DeviceSelector::Indices(devices),
         ..OpenClConfig::default()
     })
 }
@@ -71,6 +82,17 @@ fn msm_g1_vartime() {
 fn msm_g1_split_buffers_two_contexts() {
     let Some(b) = split_backend() else { return };
     suite::msm_g1_vartime(&b, &SuiteSizes::small(), 0x4731_0003);
+}
+
+#[test]
+fn msm_and_proof_across_devices() {
+    let Some(b) = multi_device_backend() else {
+        return;
+    };
+    let sizes = SuiteSizes::from_env();
+    suite::msm_g1_vartime(&b, &sizes, 0x4731_0004);
+    suite::msm_g2_vartime(&b, &sizes, 0x4732_0004);
+    suite::proof(&b, sizes.proof_log, 0x5052_4f03);
 }
 
 #[test]

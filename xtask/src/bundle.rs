@@ -41,6 +41,20 @@ pub fn bundle() -> Result<PathBuf, String> {
         Path::new("target/release/sluice-bench"),
         &bin.join("sluice-bench"),
     )?;
+    run(Command::new(cargo()).args([
+        "build",
+        "--release",
+        "-p",
+        "sluice-pipeline",
+        "--features",
+        "opencl",
+        "--bin",
+        "residency",
+    ]))?;
+    copy_stripped(
+        Path::new("target/release/residency"),
+        &bin.join("residency"),
+    )?;
 
     for (package, target) in TEST_TARGETS {
         for exe in test_executables(package, target)? {
@@ -128,9 +142,11 @@ fn set_executable(_: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The script that runs on the GPU machine. `STEPS` (default `unit,small,large,bench`)
-/// picks the steps; `OPS`, `SIZES` (sluice-bench `--sizes` flags) and `REPS` override the
-/// bench ladder.
+/// The script that runs on the GPU machine. `STEPS` (default
+/// `unit,small,large,bench,multi,residency`) picks the steps; `OPS`, `SIZES` (sluice-bench
+/// `--sizes` flags), `REPS` and `DEVICES` (default `gpu0`) override the bench ladder;
+/// `MULTI_OPS`/`MULTI_SIZES` the every-GPU MSM ladder (`multi`, only where there are two or
+/// more GPUs); `RESIDENCY` the residency binary's flags.
 const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
 # sluice device run: correctness first, timings second. Logs go to $OUT (default ./out).
 set -u
@@ -155,14 +171,15 @@ summary=()
 step() {  # step NAME LOGFILE COMMAND...
     local name="$1" log="$2"; shift 2
     local t0=$(date +%s)
-    "$@" > "$OUT/$log" 2>&1
+    # STEP_TIMEOUT (seconds) stops a stalled step rather than the whole device call.
+    timeout "${STEP_TIMEOUT:-3600}" "$@" > "$OUT/$log" 2>&1
     local rc=$?
     local dt=$(( $(date +%s) - t0 ))
     summary+=("$(printf '%-34s rc=%-3s %5ss  %s' "$name" "$rc" "$dt" "$log")")
     [ $rc -eq 0 ] || status=1
 }
 
-STEPS="${STEPS:-unit,small,large,bench}"
+STEPS="${STEPS:-unit,small,large,bench,multi,residency}"
 want() { [[ ",$STEPS," == *",$1,"* ]]; }
 # The machine lists PoCL next to the GPU: test on the NVIDIA device unless told otherwise.
 export SLUICE_TEST_OPENCL_DEVICE="${SLUICE_TEST_OPENCL_DEVICE:-NVIDIA}"
@@ -174,11 +191,24 @@ want large && SLUICE_DIFF_LARGE=1 step "differential (large sizes)" diff-large.l
 want bench && step "bench" bench.log "$here/bin/sluice-bench" --backends opencl --uploads \
     --ops "${OPS:-ntt,msm-g1,msm-g2,proof}" \
     ${SIZES:---sizes ntt=20..27 --sizes msm-g1=20,22,24,26 --sizes msm-g2=20,22,24 --sizes proof=20} \
-    --reps "${REPS:-3}" --out "$OUT/bench"
+    --reps "${REPS:-3}" --devices "${DEVICES:-gpu0}" --out "$OUT/bench"
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if want multi && [ "$gpus" -ge 2 ]; then
+    step "bench (every GPU)" bench-multi.log "$here/bin/sluice-bench" --backends opencl \
+        --ops "${MULTI_OPS:-msm-g1,msm-g2}" --demo off \
+        ${MULTI_SIZES:---sizes msm-g1=22,24,26 --sizes msm-g2=22,24} \
+        --reps "${REPS:-3}" --devices gpus --out "$OUT/bench-multi"
+fi
+# Streaming vs in-memory proofs at 2^20 and 2^24 with a 1 GiB device budget, then the
+# pipeline's throughput and device busy fraction (one device worker per GPU).
+want residency && step "residency and pipeline" residency.log "$here/bin/residency" \
+    ${RESIDENCY:---backend opencl --sizes 20,24 --budget-bytes 1073741824 --pipeline-log 20 --partitions 8}
 
 echo "== logs in $OUT"
 printf '%s\n' "${summary[@]}"
-echo "== bench table"
-sed -n '/^op /,$p' "$OUT/bench.log" | head -80
+for log in bench.log bench-multi.log; do
+    [ -f "$OUT/$log" ] && { echo "== $log table"; sed -n '/^op /,$p' "$OUT/$log" | head -80; }
+done
+[ -f "$OUT/residency.log" ] && { echo "== residency"; cat "$OUT/residency.log"; }
 exit $status
 "#;

@@ -1,15 +1,17 @@
 //! Residency and pipeline benchmark: per domain size, an in-memory and a streaming proof of
 //! the same partition (same r, s: the proofs must be identical) with their time and tracked
-//! host/device peaks in full vectors; then pipeline throughput with 1, 2 and 4 workers.
+//! host/device peaks in full vectors; then pipeline throughput with 1, 2 and 4 workers, b_g2
+//! on the CPU and on the device.
 //!
 //! ```text
 //! cargo run --release -p sluice-pipeline --bin residency -- [--sizes 16,18,20]
 //!     [--budget-bytes B | --budget-vectors F] [--partitions N] [--pipeline-log L]
-//!     [--h-only] [--backend cpu|opencl]
+//!     [--h-only] [--backend cpu|opencl] [--devices SEL]
 //! ```
 //!
-//! `--backend opencl` (build with `--features opencl`) runs everything on the first OpenCL
-//! device, with b_g2 on the CPU in the pipeline.
+//! `--backend opencl` (build with `--features opencl`) runs on the OpenCL devices `--devices`
+//! selects (default: every GPU, else device 0): the per-size rows on the first of them, the
+//! pipeline with one device worker per device, b_g2 on the CPU.
 //!
 //! `--h-only` times the H computation alone (random a and b, no parameters or MSMs), in
 //! memory and streaming, and checks the two h agree: how sizes whose MSMs take too long on
@@ -32,7 +34,7 @@ use sluice_groth16::{
     CircuitShape, HMode, HostVector, Parameters, ProofReport, ProverConfig, ProvingAssignment,
     ResidentParameters, StreamingPlan,
 };
-use sluice_pipeline::{HModeChoice, Pipeline, PipelineConfig};
+use sluice_pipeline::{G2Placement, HModeChoice, Pipeline, PipelineConfig};
 
 /// The streaming device budget: absolute, or in vectors of the domain.
 #[derive(Clone, Copy)]
@@ -57,6 +59,7 @@ struct Options {
     pipeline_log: u32,
     h_only: bool,
     opencl: bool,
+    devices: Option<String>,
 }
 
 fn parse() -> Result<Options, String> {
@@ -67,6 +70,7 @@ fn parse() -> Result<Options, String> {
         pipeline_log: 16,
         h_only: false,
         opencl: false,
+        devices: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -87,6 +91,7 @@ fn parse() -> Result<Options, String> {
             "--budget-vectors" => o.budget = Budget::Vectors(value.parse().map_err(|e| bad(&e))?),
             "--partitions" => o.partitions = value.parse().map_err(|e| bad(&e))?,
             "--pipeline-log" => o.pipeline_log = value.parse().map_err(|e| bad(&e))?,
+            "--devices" => o.devices = Some(value),
             "--backend" => match value.as_str() {
                 "cpu" => o.opencl = false,
                 "opencl" => o.opencl = true,
@@ -224,27 +229,31 @@ fn run_h_only<B: ComputeBackend>(
     Ok(())
 }
 
-/// Pipeline throughput with 1, 2 and 4 workers on one device.
+/// Pipeline throughput with 1, 2 and 4 workers on the backends `make_all` builds (one per
+/// device), with the b_g2 MSM on the CPU and then on the device.
 fn run_pipeline<B: ComputeBackend + 'static>(
-    make: &impl Fn(MemoryTracker) -> Result<B, String>,
+    make_all: &impl Fn() -> Result<Vec<B>, String>,
     o: &Options,
 ) -> Result<(), String> {
     let log = o.pipeline_log;
     let mut rng = ChaCha20Rng::seed_from_u64(2027);
     let params = parameters(log, &mut rng)?;
     println!();
-    println!("| log n | partitions | workers asked | workers admitted | wall (s) | s / partition | device busy |");
-    println!("|---|---|---|---|---|---|---|");
-    for workers in [1, 2, 4] {
+    println!("| log n | partitions | b_g2 on | workers asked | workers admitted | wall (s) | s / partition | device busy |");
+    println!("|---|---|---|---|---|---|---|---|");
+    let runs = [G2Placement::Cpu, G2Placement::Device]
+        .into_iter()
+        .flat_map(|p| [1, 2, 4].map(|w| (p, w)));
+    for (b_g2, workers) in runs {
         let config = PipelineConfig {
             workers,
+            b_g2,
             host_budget_bytes: Some(8 << 30),
             device_budget_bytes: Some(8 << 30),
             h_mode: HModeChoice::InMemory,
             ..PipelineConfig::default()
         };
-        let pipeline = Pipeline::new(&params, vec![make(MemoryTracker::default())?], &config)
-            .map_err(|e| e.to_string())?;
+        let pipeline = Pipeline::new(&params, make_all()?, &config).map_err(|e| e.to_string())?;
         let circuits: Vec<_> = (0..o.partitions)
             .map(|i| MimcLike::filling_domain(log, Some(Fr::from(i as u64))))
             .collect();
@@ -254,42 +263,74 @@ fn run_pipeline<B: ComputeBackend + 'static>(
             .map_err(|e| e.to_string())?;
         handle.wait().map_err(|e| e.to_string())?;
         let wall = t.elapsed().as_secs_f64();
-        let stats = pipeline.stats();
-        let busy = stats.device_busy[0].as_secs_f64() / wall;
+        let busy: Vec<String> = pipeline
+            .stats()
+            .device_busy
+            .iter()
+            .map(|b| format!("{:.0}%", 100.0 * b.as_secs_f64() / wall))
+            .collect();
         println!(
-            "| {log} | {} | {workers} | {} | {wall:.2} | {:.3} | {:.0}% |",
+            "| {log} | {} | {} | {workers} | {} | {wall:.2} | {:.3} | {} |",
             o.partitions,
+            if b_g2 == G2Placement::Cpu {
+                "cpu"
+            } else {
+                "device"
+            },
             pipeline.plan().workers,
             wall / o.partitions as f64,
-            busy * 100.0
+            busy.join(" ")
         );
     }
     Ok(())
 }
 
-/// Every measurement the options ask for, on backends `make` builds.
+/// Every measurement the options ask for, on backends `make` builds (one device) and
+/// `make_all` builds (one per device, for the pipeline).
 fn run_all<B: ComputeBackend + 'static>(
     make: &impl Fn(MemoryTracker) -> Result<B, String>,
+    make_all: &impl Fn() -> Result<Vec<B>, String>,
     o: &Options,
 ) -> Result<(), String> {
     if o.h_only {
         return run_h_only(make, o);
     }
     run_sizes(make, o)?;
-    run_pipeline(make, o)
+    run_pipeline(make_all, o)
 }
 
 #[cfg(feature = "opencl")]
 fn run_opencl(o: &Options) -> Result<(), String> {
-    use sluice_backend_opencl::{OpenClBackend, OpenClConfig};
-    let make = |t: MemoryTracker| {
+    use sluice_backend_opencl::{devices, DeviceSelector, OpenClBackend, OpenClConfig};
+    let e = |e: sluice_backend::BackendError| e.to_string();
+    let selector = match &o.devices {
+        Some(s) => DeviceSelector::parse(s),
+        None if devices().map_err(e)?.iter().any(|d| d.is_gpu) => DeviceSelector::Gpus,
+        None => DeviceSelector::Index(0),
+    };
+    let chosen: Vec<usize> = selector
+        .select()
+        .map_err(e)?
+        .iter()
+        .map(|d| d.index)
+        .collect();
+    eprintln!("residency: OpenCL devices {chosen:?}");
+    let on = |index: usize, tracker: MemoryTracker| {
         OpenClBackend::new(OpenClConfig {
-            tracker: Some(t),
+            devices: DeviceSelector::Index(index),
+            tracker: Some(tracker),
             ..OpenClConfig::default()
         })
-        .map_err(|e| e.to_string())
+        .map_err(e)
     };
-    run_all(&make, o)
+    let make = |t: MemoryTracker| on(chosen[0], t);
+    let make_all = || {
+        chosen
+            .iter()
+            .map(|&i| on(i, MemoryTracker::default()))
+            .collect()
+    };
+    run_all(&make, &make_all, o)
 }
 
 #[cfg(not(feature = "opencl"))]
@@ -302,7 +343,11 @@ fn main() {
         if o.opencl {
             return run_opencl(&o);
         }
-        run_all(&|t| Ok(CpuBackend::with_tracker(t)), &o)
+        run_all(
+            &|t| Ok(CpuBackend::with_tracker(t)),
+            &|| Ok(vec![CpuBackend::new()]),
+            &o,
+        )
     });
     if let Err(e) = result {
         eprintln!("residency: {e}");
