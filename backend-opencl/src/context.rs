@@ -12,8 +12,9 @@ use crate::program::{self, KernelCache};
 use crate::source::ProgramKind;
 use crate::{driver_error, lock};
 
-/// Kernel launches recorded for profiling: name and event.
-type ProfileLog = Mutex<Vec<(String, Event)>>;
+/// Kernel launches recorded for profiling: name, event, and the kernel's resources on the
+/// device (work-group size limit, private bytes per work item: registers spilled).
+type ProfileLog = Mutex<Vec<(String, Event, usize, u64)>>;
 
 /// A device with its own context and in-order queue.
 pub(crate) struct DeviceCtx {
@@ -62,12 +63,14 @@ impl DeviceCtx {
 
     /// With `SLUICE_PROFILE=1`, the device time of the kernels launched since the last
     /// report, summed per kernel name (after waiting for the queue); `None` otherwise.
-    pub(crate) fn profile_report(&self) -> Option<Vec<(String, usize, f64)>> {
+    /// Each row: name, launches, milliseconds, the kernel's work-group size limit and its
+    /// private bytes per work item.
+    pub(crate) fn profile_report(&self) -> Option<Vec<(String, usize, f64, usize, u64)>> {
         let profile = self.profile.as_ref()?;
         core::finish(&self.queue).ok()?;
         let events = std::mem::take(&mut *lock(profile));
-        let mut per_name: Vec<(String, usize, f64)> = Vec::new();
-        for (name, event) in events {
+        let mut per_name: Vec<(String, usize, f64, usize, u64)> = Vec::new();
+        for (name, event, wg, private) in events {
             let time = |what| {
                 core::get_event_profiling_info(&event, what)
                     .and_then(|r| r.time())
@@ -75,12 +78,12 @@ impl DeviceCtx {
             };
             let ns =
                 time(core::ProfilingInfo::End).saturating_sub(time(core::ProfilingInfo::Start));
-            match per_name.iter_mut().find(|(n, _, _)| *n == name) {
+            match per_name.iter_mut().find(|r| r.0 == name) {
                 Some(entry) => {
                     entry.1 += 1;
                     entry.2 += ns as f64 * 1e-6;
                 }
-                None => per_name.push((name, 1, ns as f64 * 1e-6)),
+                None => per_name.push((name, 1, ns as f64 * 1e-6, wg, private)),
             }
         }
         Some(per_name)
@@ -110,6 +113,7 @@ impl DeviceCtx {
         let kernel =
             core::create_kernel(&program, name).map_err(|e| driver_error("clCreateKernel", &e))?;
         Ok(Launch {
+            device: self.info.device_id,
             queue: &self.queue,
             kernel,
             next: 0,
@@ -233,6 +237,7 @@ pub(crate) fn alloc_error(what: &str, bytes: u64, e: &core::Error) -> BackendErr
 
 /// A kernel launch being assembled: arguments in order, then [`Launch::run`].
 pub(crate) struct Launch<'a> {
+    device: core::DeviceId,
     queue: &'a core::CommandQueue,
     kernel: core::Kernel,
     next: u32,
@@ -288,7 +293,16 @@ impl Launch<'_> {
         }
         .map_err(|e| driver_error("clEnqueueNDRangeKernel", &e))?;
         if let (Some((events, name)), Some(event)) = (self.profile, event) {
-            lock(events).push((name, event));
+            let info = |what| core::get_kernel_work_group_info(&self.kernel, self.device, what);
+            let wg = match info(core::KernelWorkGroupInfo::WorkGroupSize) {
+                Ok(core::KernelWorkGroupInfoResult::WorkGroupSize(v)) => v,
+                _ => 0,
+            };
+            let private = match info(core::KernelWorkGroupInfo::PrivateMemSize) {
+                Ok(core::KernelWorkGroupInfoResult::PrivateMemSize(v)) => v,
+                _ => 0,
+            };
+            lock(events).push((name, event, wg, private));
         }
         Ok(())
     }

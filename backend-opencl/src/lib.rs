@@ -151,8 +151,10 @@ impl OpenClBackend {
             rows.sort_by(|a, b| b.2.total_cmp(&a.2));
             let total: f64 = rows.iter().map(|r| r.2).sum();
             out += &format!("profile device {d} ({}): {total:.3} ms\n", ctx.info.name);
-            for (name, count, ms) in rows {
-                out += &format!("  {name:<28} {count:>7} launches {ms:>12.3} ms\n");
+            for (name, count, ms, wg, private) in rows {
+                out += &format!(
+                    "  {name:<28} {count:>7} launches {ms:>12.3} ms   wg<={wg} private {private} B\n"
+                );
             }
         }
         Some(out)

@@ -31,7 +31,7 @@ pub type OpenClG2Bases = OpenClBases<G2Affine>;
 
 /// What the MSM needs of a group, on the host and on the device.
 pub(crate) trait GpuCurve: DeviceRepr {
-    type Proj: DeviceRepr;
+    type Proj: DeviceRepr + Send;
     const PROGRAM: ProgramKind;
     /// The kernels' name prefix (`G1_msm_count`, ...).
     const PREFIX: &'static str;
@@ -225,9 +225,8 @@ impl OpenClBackend {
             }
         };
 
-        // Batches: the used range [skip, skip + used) cut along parts and chunks. Devices
-        // other than the scalars' are prepared first, so reading scalars back for them never
-        // waits behind an MSM already queued there.
+        // Batches: the used range [skip, skip + used) cut along parts and chunks, grouped
+        // by device.
         let mut batches = Vec::new();
         for (d, part) in bases.parts.iter().enumerate().rev() {
             for c in 0..part.chunks.len() {
@@ -239,24 +238,75 @@ impl OpenClBackend {
                 }
             }
         }
-        let mut pending = Vec::with_capacity(batches.len());
-        for (d, c, base_offset, k0, count) in batches {
-            let scalars = self.prepare_scalars(d, &source, k0, count)?;
-            pending.push(self.launch::<A>(
-                d,
-                &bases.parts[d].chunks[c],
-                base_offset,
-                &scalars.0,
-                count,
-            )?);
-            // Without a flush a driver may hold the launch until the first blocking call
-            // on this queue, which comes only after every other device's work is queued:
-            // the devices would run one after another.
-            self.devices[d].flush()?;
+        // Scalars that another device holds are read back first, before any MSM is queued
+        // there (a read behind a queued MSM would wait for it).
+        let mut work: Vec<Vec<_>> = (0..bases.parts.len()).map(|_| Vec::new()).collect();
+        for &(d, c, base_offset, k0, count) in &batches {
+            let early = match &source {
+                Source::Buffer { buf, .. } if buf.device != d => {
+                    Some(self.prepare_scalars(d, &source, k0, count)?)
+                }
+                _ => None,
+            };
+            work[d].push((c, base_offset, k0, count, early));
         }
+        // One host thread per device: each uploads its scalars, launches its batches and
+        // reads its sums, so the devices compute at once whatever the driver's submission
+        // policy (one thread queueing for both measured no overlap on two H200s).
+        let per_device = |d: usize, batches: Vec<_>| -> Result<A::Proj, BackendError> {
+            let mut pending = Vec::with_capacity(batches.len());
+            for (c, base_offset, k0, count, early) in batches {
+                let scalars = match early {
+                    Some(s) => s,
+                    None => self.prepare_scalars(d, &source, k0, count)?,
+                };
+                pending.push(self.launch::<A>(
+                    d,
+                    &bases.parts[d].chunks[c],
+                    base_offset,
+                    &scalars.0,
+                    count,
+                )?);
+                // Submit now: the next batch's upload then overlaps this one's compute.
+                self.devices[d].flush()?;
+            }
+            let mut total = A::identity();
+            for p in pending {
+                total = A::add(&total, &p.finish()?);
+            }
+            Ok(total)
+        };
+        let work: Vec<(usize, Vec<_>)> = work
+            .into_iter()
+            .enumerate()
+            .filter(|(_, w)| !w.is_empty())
+            .collect();
+        let partials: Vec<Result<A::Proj, BackendError>> = if work.len() <= 1 {
+            work.into_iter().map(|(d, w)| per_device(d, w)).collect()
+        } else {
+            std::thread::scope(|scope| {
+                let per_device = &per_device;
+                let handles: Vec<_> = work
+                    .into_iter()
+                    .map(|(d, w)| scope.spawn(move || per_device(d, w)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Err(BackendError::Driver {
+                                code: 0,
+                                message: "an MSM device thread panicked".into(),
+                                build_log: None,
+                            })
+                        })
+                    })
+                    .collect()
+            })
+        };
         let mut total = A::identity();
-        for p in pending {
-            total = A::add(&total, &p.finish()?);
+        for p in partials {
+            total = A::add(&total, &p?);
         }
         Ok(total)
     }
