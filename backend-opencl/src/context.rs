@@ -16,6 +16,18 @@ use crate::{driver_error, lock};
 /// device (work-group size limit, private bytes per work item: registers spilled).
 type ProfileLog = Mutex<Vec<(String, Event, usize, u64)>>;
 
+/// One kernel's line of a profile report.
+pub(crate) struct KernelProfile {
+    pub(crate) name: String,
+    pub(crate) launches: usize,
+    /// Device time of all launches.
+    pub(crate) ms: f64,
+    /// The kernel's work-group size limit on the device (falls as registers per item rise).
+    pub(crate) work_group_limit: usize,
+    /// Private memory per work item: registers spilled to memory.
+    pub(crate) private_bytes: u64,
+}
+
 /// A device with its own context and in-order queue.
 pub(crate) struct DeviceCtx {
     pub(crate) info: &'static DeviceInfo,
@@ -63,13 +75,11 @@ impl DeviceCtx {
 
     /// With `SLUICE_PROFILE=1`, the device time of the kernels launched since the last
     /// report, summed per kernel name (after waiting for the queue); `None` otherwise.
-    /// Each row: name, launches, milliseconds, the kernel's work-group size limit and its
-    /// private bytes per work item.
-    pub(crate) fn profile_report(&self) -> Option<Vec<(String, usize, f64, usize, u64)>> {
+    pub(crate) fn profile_report(&self) -> Option<Vec<KernelProfile>> {
         let profile = self.profile.as_ref()?;
         core::finish(&self.queue).ok()?;
         let events = std::mem::take(&mut *lock(profile));
-        let mut per_name: Vec<(String, usize, f64, usize, u64)> = Vec::new();
+        let mut per_name: Vec<KernelProfile> = Vec::new();
         for (name, event, wg, private) in events {
             let time = |what| {
                 core::get_event_profiling_info(&event, what)
@@ -78,12 +88,18 @@ impl DeviceCtx {
             };
             let ns =
                 time(core::ProfilingInfo::End).saturating_sub(time(core::ProfilingInfo::Start));
-            match per_name.iter_mut().find(|r| r.0 == name) {
+            match per_name.iter_mut().find(|r| r.name == name) {
                 Some(entry) => {
-                    entry.1 += 1;
-                    entry.2 += ns as f64 * 1e-6;
+                    entry.launches += 1;
+                    entry.ms += ns as f64 * 1e-6;
                 }
-                None => per_name.push((name, 1, ns as f64 * 1e-6, wg, private)),
+                None => per_name.push(KernelProfile {
+                    name,
+                    launches: 1,
+                    ms: ns as f64 * 1e-6,
+                    work_group_limit: wg,
+                    private_bytes: private,
+                }),
             }
         }
         Some(per_name)

@@ -148,12 +148,13 @@ impl OpenClBackend {
         let mut out = String::new();
         for (d, ctx) in self.devices.iter().enumerate() {
             let mut rows = ctx.profile_report()?;
-            rows.sort_by(|a, b| b.2.total_cmp(&a.2));
-            let total: f64 = rows.iter().map(|r| r.2).sum();
+            rows.sort_by(|a, b| b.ms.total_cmp(&a.ms));
+            let total: f64 = rows.iter().map(|r| r.ms).sum();
             out += &format!("profile device {d} ({}): {total:.3} ms\n", ctx.info.name);
-            for (name, count, ms, wg, private) in rows {
+            for r in rows {
                 out += &format!(
-                    "  {name:<28} {count:>7} launches {ms:>12.3} ms   wg<={wg} private {private} B\n"
+                    "  {:<28} {:>7} launches {:>12.3} ms   wg<={} private {} B\n",
+                    r.name, r.launches, r.ms, r.work_group_limit, r.private_bytes
                 );
             }
         }
