@@ -12,6 +12,16 @@
 #define SLUICE_MUL_ATTR
 #endif
 
+// The MSM programs also keep the point operations (and Fq2 products) out of line: a kernel
+// then holds one operation's temporaries at a time, not every inlined copy's (the MSM
+// kernels spilled 640-2952 bytes per work item with them inlined, at the 255-register cap).
+// -DSLUICE_INLINE_CURVE inlines them again, for comparison.
+#if defined(SLUICE_NOINLINE_MUL) && !defined(SLUICE_INLINE_CURVE)
+#define SLUICE_CURVE_ATTR __attribute__((noinline))
+#else
+#define SLUICE_CURVE_ATTR
+#endif
+
 #ifdef SLUICE_NVIDIA
 // a * b + c + *carry, returning the low word and leaving the high word in *carry.
 // The sum never overflows 64 bits: (2^32-1)^2 + 2 (2^32-1) = 2^64 - 1.

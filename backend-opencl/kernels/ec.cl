@@ -25,7 +25,7 @@ inline POINT_jacobian POINT_zero(void) {
 }
 
 // dbl-2009-l.
-POINT_jacobian POINT_double(POINT_jacobian p) {
+SLUICE_CURVE_ATTR POINT_jacobian POINT_double(POINT_jacobian p) {
   if (PFIELD_is_zero(p.z)) return p;
   PFIELD a = PFIELD_sqr(p.x);
   PFIELD b = PFIELD_sqr(p.y);
@@ -43,7 +43,7 @@ POINT_jacobian POINT_double(POINT_jacobian p) {
 }
 
 // madd-2007-bl: p + q for an affine q.
-POINT_jacobian POINT_add_mixed(POINT_jacobian p, POINT_affine q) {
+SLUICE_CURVE_ATTR POINT_jacobian POINT_add_mixed(POINT_jacobian p, POINT_affine q) {
   if (PFIELD_is_zero(q.x) && PFIELD_is_zero(q.y)) return p;
   if (PFIELD_is_zero(p.z)) {
     POINT_jacobian r;
@@ -73,7 +73,7 @@ POINT_jacobian POINT_add_mixed(POINT_jacobian p, POINT_affine q) {
 }
 
 // add-2007-bl.
-POINT_jacobian POINT_add(POINT_jacobian p, POINT_jacobian q) {
+SLUICE_CURVE_ATTR POINT_jacobian POINT_add(POINT_jacobian p, POINT_jacobian q) {
   if (PFIELD_is_zero(p.z)) return q;
   if (PFIELD_is_zero(q.z)) return p;
   PFIELD z1z1 = PFIELD_sqr(p.z);

@@ -101,20 +101,41 @@ fn cache_key(parts: &[&str]) -> u128 {
     h
 }
 
-/// The build options for a device: the PTX path on NVIDIA, then `$SLUICE_OPENCL_OPTIONS`
-/// (extra compiler options for experiments, e.g. `-DSLUICE_NOINLINE_MUL` or
-/// `-cl-nv-opt-level=1`; part of the cache key like every option).
-pub(crate) fn build_options(device: &DeviceInfo) -> String {
+/// The build options of `kind` for a device: the PTX path on NVIDIA, then
+/// `$SLUICE_OPENCL_OPTIONS` and `$SLUICE_OPENCL_OPTIONS_<PROGRAM>` (`FR`, `G1_MSM`,
+/// `G2_MSM`): extra compiler options for experiments, e.g. `-DSLUICE_INLINE_CURVE`,
+/// `-cl-nv-maxrregcount=128` or `-cl-nv-verbose` (register use in the build log, which
+/// `SLUICE_BUILD_LOG=1` prints); part of the cache key like every option.
+pub(crate) fn build_options(device: &DeviceInfo, kind: ProgramKind) -> String {
     let mut o = String::from(if device.is_nvidia() {
         "-DSLUICE_NVIDIA"
     } else {
         ""
     });
-    if let Ok(extra) = std::env::var("SLUICE_OPENCL_OPTIONS") {
-        o.push(' ');
-        o.push_str(&extra);
+    let per_program = format!(
+        "SLUICE_OPENCL_OPTIONS_{}",
+        kind.name().to_ascii_uppercase().replace('-', "_")
+    );
+    for var in ["SLUICE_OPENCL_OPTIONS", per_program.as_str()] {
+        if let Ok(extra) = std::env::var(var) {
+            o.push(' ');
+            o.push_str(&extra);
+        }
     }
     o
+}
+
+/// With `SLUICE_BUILD_LOG=1`, prints a successful build's log (warnings; with
+/// `-cl-nv-verbose`, each kernel's registers and spills) to stderr.
+fn print_build_log(program: &core::Program, device: &DeviceInfo, kind: ProgramKind) {
+    if !std::env::var("SLUICE_BUILD_LOG").is_ok_and(|v| v == "1") {
+        return;
+    }
+    if let Ok(ProgramBuildInfoResult::BuildLog(log)) =
+        core::get_program_build_info(program, device.device_id, ProgramBuildInfo::BuildLog)
+    {
+        eprintln!("build log of `{}` on {}:\n{log}", kind.name(), device.name);
+    }
 }
 
 /// Builds `kind` for one device in `context`, from a cached binary when one matches.
@@ -125,7 +146,7 @@ pub(crate) fn build(
     cache: &KernelCache,
 ) -> Result<core::Program, BackendError> {
     let source = kind.source();
-    let options = build_options(device);
+    let options = build_options(device, kind);
     let options = options.as_str();
     let key = cache_key(&[
         &source,
@@ -152,6 +173,7 @@ pub(crate) fn build(
     if let Some(bin) = binary {
         match from_binary(context, device, &bin, options) {
             Ok(p) => {
+                print_build_log(&p, device, kind);
                 if let Some(f) = file.as_deref().filter(|f| !f.exists()) {
                     store(f, &bin);
                 }
@@ -169,6 +191,7 @@ pub(crate) fn build(
 
     let program = from_source(context, device, &source, options)?;
     record(kind, device, start, BuildSource::Compiled);
+    print_build_log(&program, device, kind);
     match program_binary(&program) {
         Ok(bin) => {
             if let Some(f) = &file {
@@ -325,7 +348,13 @@ mod tests {
         assert!(name.starts_with("fr-") && name.ends_with(".bin"), "{name}");
         let bin = std::fs::read(&files[0]).unwrap();
         let ctx = &b.devices[0];
-        from_binary(&ctx.context, ctx.info, &bin, &build_options(ctx.info)).unwrap();
+        from_binary(
+            &ctx.context,
+            ctx.info,
+            &bin,
+            &build_options(ctx.info, ProgramKind::Fr),
+        )
+        .unwrap();
         let times = program_build_times();
         assert!(times.iter().any(|t| t.program == "fr" && t.seconds >= 0.0));
         std::fs::remove_dir_all(&dir).unwrap();

@@ -13,7 +13,9 @@ use crate::assignment::ProvingAssignment;
 use crate::generator::domain_size;
 use crate::params::Proof;
 use crate::source::{G1Query, ParameterSource};
-use crate::streaming::{compute_h_streaming, msm_chunked_vartime, HostVector, StreamingPlan};
+use crate::streaming::{
+    compute_h_streaming, compute_h_two_vectors, msm_chunked_vartime, HostVector, StreamingPlan,
+};
 use crate::Groth16Error;
 
 /// How the prover computes H.
@@ -22,8 +24,10 @@ pub enum HMode {
     /// a, b and c are whole vectors in the backend (3 vectors of device memory).
     #[default]
     InMemory,
-    /// Four-step passes over host-resident vectors, the device holding at most this many
-    /// bytes at once (see [`StreamingPlan`]); h reaches its MSM in chunks of the same size.
+    /// Host-resident vectors, the device holding at most this many bytes at once (see
+    /// [`StreamingPlan`]): whole-vector transforms two vectors at a time where the budget
+    /// holds two vectors (h then stays on the device for its MSM), else four-step passes
+    /// over chunks (h reaches its MSM in chunks of the same size).
     Streaming {
         /// Device bytes the H computation may hold at once.
         device_budget_bytes: u64,
@@ -162,6 +166,24 @@ pub fn compute_h<B: ComputeBackend>(
     Ok(a_buf)
 }
 
+/// The h MSM over h's n coefficients left on the device.
+fn h_msm_on_device<B, P>(
+    backend: &B,
+    params: &P,
+    h: &B::FrBuffer,
+    n: usize,
+) -> Result<G1Projective, Groth16Error>
+where
+    B: ComputeBackend,
+    P: ParameterSource<B> + ?Sized,
+{
+    // The h query has n - 1 points; the top coefficient of h is zero. A density with the
+    // first n - 1 bits set pairs them without downloading h.
+    let h_density: Density = (0..n).map(|i| i + 1 < n).collect();
+    let bases = params.g1_bases(backend, G1Query::H)?;
+    Ok(backend.msm_g1_vartime(&bases, 0, Scalars::Buffer(h), Some(&h_density))?)
+}
+
 /// Proves a synthesized circuit with blinding `r`, `s`; returns the proof and what it held.
 ///
 /// `r` and `s` must be uniformly random and secret (see [`create_random_proof`]).
@@ -229,11 +251,7 @@ where
             let a = HostVector::track(host_tracker, "a", a)?;
             let b = HostVector::track(host_tracker, "b", b)?;
             let h_buf = compute_h(backend, a, b, n)?;
-            // The h query has n - 1 points; the top coefficient of h is zero. A density
-            // with the first n - 1 bits set pairs them without downloading h.
-            let h_density: Density = (0..n).map(|i| i + 1 < n).collect();
-            let bases = params.g1_bases(backend, G1Query::H)?;
-            backend.msm_g1_vartime(&bases, 0, Scalars::Buffer(&h_buf), Some(&h_density))?
+            h_msm_on_device(backend, params, &h_buf, n)?
         }
         HMode::Streaming {
             device_budget_bytes,
@@ -244,9 +262,14 @@ where
                 HostVector::track(host_tracker, what, v)
             };
             let (a, b) = (pad(a, "a")?, pad(b, "b")?);
-            let h = compute_h_streaming(backend, host_tracker, a, b, &plan)?;
-            let bases = params.g1_bases(backend, G1Query::H)?;
-            msm_chunked_vartime(backend, &bases, &h[..n - 1], plan.chunk_len())?
+            if plan.holds_two_vectors() {
+                let h_buf = compute_h_two_vectors(backend, a, b)?;
+                h_msm_on_device(backend, params, &h_buf, n)?
+            } else {
+                let h = compute_h_streaming(backend, host_tracker, a, b, &plan)?;
+                let bases = params.g1_bases(backend, G1Query::H)?;
+                msm_chunked_vartime(backend, &bases, &h[..n - 1], plan.chunk_len())?
+            }
         }
     };
 

@@ -1,7 +1,17 @@
 //! Streaming H: the H computation for a partition whose vectors do not fit in device memory.
 //!
 //! The a and b evaluations stay on the host (tracked as [`MemoryKind::Host`]); the device
-//! holds at most a configured budget at once. Every transform is a four-step (Bailey) NTT
+//! holds at most a configured budget at once. Two schemes, by budget:
+//!
+//! - **Two vectors** (a budget of at least two full vectors): whole-vector transforms, one
+//!   vector at a time, with c's coset evaluations kept on the device and the product
+//!   A(gx)·B(gx) formed on the host, in a's memory ([`compute_h_two_vectors`]). Host: a and
+//!   b only; device: two vectors; 5 vectors up and 2 down.
+//! - **Four-step** (less): described below. Host: 3 vectors and a chunk; 9 vectors up and
+//!   8 down.
+//!
+//! # The four-step scheme
+//! Every transform is a four-step (Bailey) NTT
 //! over the host vector viewed as an `n1 x n2` row-major matrix (`n1 <= n2`): a *column
 //! pass* gathers a chunk of strided columns into a contiguous staging buffer, uploads it,
 //! runs [`ComputeBackend::segment_powers`] / [`ComputeBackend::transform_segments`] and
@@ -98,12 +108,14 @@ impl DerefMut for HostVector {
     }
 }
 
-/// How a streaming H computation splits a domain of `n = n1 * n2` points.
+/// How a streaming H computation runs on a domain of `n = n1 * n2` points: with two whole
+/// vectors on the device, or four-step over chunks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StreamingPlan {
     log_n: u32,
     log_n1: u32,
     chunk_len: usize,
+    two_vectors: bool,
 }
 
 impl StreamingPlan {
@@ -111,8 +123,9 @@ impl StreamingPlan {
     const BUFFERS: u64 = 3;
 
     /// The plan for a domain of `n` points (a power of two, at least 2) whose device working
-    /// set stays within `device_budget_bytes`: the largest chunk (a power of two, whole rows
-    /// and whole columns) such that three chunks and one segment fit.
+    /// set stays within `device_budget_bytes`: the two-vector scheme where two full vectors
+    /// fit, else the four-step scheme with the largest chunk (a power of two, whole rows and
+    /// whole columns) such that three chunks and one segment fit.
     ///
     /// Returns [`BackendError::OutOfMemory`] (device) when the budget cannot hold even the
     /// smallest working set, naming the bytes that would be needed.
@@ -126,6 +139,14 @@ impl StreamingPlan {
         let log_n = n.trailing_zeros();
         let log_n1 = log_n / 2;
         let n2 = n >> log_n1;
+        if 2 * n as u64 * FR_BYTES <= device_budget_bytes {
+            return Ok(StreamingPlan {
+                log_n,
+                log_n1,
+                chunk_len: n,
+                two_vectors: true,
+            });
+        }
         let fits = |chunk: usize| {
             (Self::BUFFERS * chunk as u64 + n2 as u64) * FR_BYTES <= device_budget_bytes
         };
@@ -147,7 +168,13 @@ impl StreamingPlan {
             log_n,
             log_n1,
             chunk_len,
+            two_vectors: false,
         })
+    }
+
+    /// Whether the plan uses the two-vector scheme (see the module docs).
+    pub fn holds_two_vectors(&self) -> bool {
+        self.two_vectors
     }
 
     /// The domain size n.
@@ -155,7 +182,7 @@ impl StreamingPlan {
         1 << self.log_n
     }
 
-    /// Scalars per device chunk.
+    /// Scalars per device chunk (n in the two-vector scheme).
     pub fn chunk_len(&self) -> usize {
         self.chunk_len
     }
@@ -170,14 +197,21 @@ impl StreamingPlan {
         1 << (self.log_n - self.log_n1)
     }
 
-    /// The most device bytes the H computation holds at once (chunks and one segment).
+    /// The most device bytes the H computation holds at once: two vectors, or three chunks
+    /// and one segment.
     pub fn device_bytes(&self) -> u64 {
+        if self.two_vectors {
+            return 2 * self.domain_size() as u64 * FR_BYTES;
+        }
         (Self::BUFFERS * self.chunk_len as u64 + self.row_len() as u64) * FR_BYTES
     }
 
-    /// Host bytes the H computation adds to the caller's a and b: c's intermediate and one
-    /// chunk of staging.
+    /// Host bytes the H computation adds to the caller's a and b: none in the two-vector
+    /// scheme; c's intermediate and one chunk of staging in the four-step scheme.
     pub fn extra_host_bytes(&self) -> u64 {
+        if self.two_vectors {
+            return 0;
+        }
         (self.domain_size() + self.chunk_len) as u64 * FR_BYTES
     }
 }
@@ -270,11 +304,60 @@ impl<B: ComputeBackend> Streamer<'_, B> {
 }
 
 /// The coefficients of h = (a·b - c) / Z in natural order (n of them, the last zero), from
+/// the evaluations `a` and `b` (n each, zero-padded), with c = a ∘ b formed on the device,
+/// holding two full vectors on the device and nothing on the host beyond a and b: c's
+/// coset evaluations stay on the device while a's and b's are computed one after the
+/// other in the second buffer and downloaded, their product is formed on the host in a's
+/// memory and uploaded, and h is left on the device (for its MSM). Consumes a and b.
+pub fn compute_h_two_vectors<B: ComputeBackend>(
+    backend: &B,
+    mut a: HostVector,
+    mut b: HostVector,
+) -> Result<B::FrBuffer, Groth16Error> {
+    let n = a.len();
+    sluice_backend::check_len("two-vector H: b", n, b.len())?;
+    // Evaluations on the domain -> coefficients (bit-reversed) -> coset evaluations.
+    let to_coset = |buf: &mut B::FrBuffer| -> Result<(), BackendError> {
+        backend.transform(buf, Transform::Intt, NttOrder::NaturalToBitReversed)?;
+        backend.transform(buf, Transform::CosetNtt, NttOrder::BitReversedToNatural)
+    };
+    let mut dc = backend.alloc_fr("two-vector H: c", n)?;
+    let mut dx = backend.alloc_fr("two-vector H: a, b, h", n)?;
+    backend.write_fr(&mut dc, 0, &a)?;
+    backend.write_fr(&mut dx, 0, &b)?;
+    backend.mul_assign(&mut dc, &dx)?;
+    to_coset(&mut dc)?;
+    backend.write_fr(&mut dx, 0, &a)?;
+    to_coset(&mut dx)?;
+    backend.read_fr(&dx, 0, &mut a)?;
+    backend.write_fr(&mut dx, 0, &b)?;
+    to_coset(&mut dx)?;
+    backend.read_fr(&dx, 0, &mut b)?;
+    a.par_iter_mut()
+        .zip(b.par_iter())
+        .for_each(|(x, y)| *x *= y);
+    drop(b);
+    backend.write_fr(&mut dx, 0, &a)?;
+    drop(a);
+    backend.sub_assign(&mut dx, &dc)?;
+    drop(dc);
+    // Z(x) = x^n - 1 is the constant g^n - 1 on the coset gH.
+    let g = Fr::MULTIPLICATIVE_GENERATOR;
+    backend.scale(
+        &mut dx,
+        inverse(g.pow_vartime([n as u64]) - Fr::ONE, "Z on the coset")?,
+    )?;
+    backend.transform(&mut dx, Transform::CosetIntt, NttOrder::NaturalToNatural)?;
+    Ok(dx)
+}
+
+/// The coefficients of h = (a·b - c) / Z in natural order (n of them, the last zero), from
 /// the evaluations `a` and `b` (each exactly `plan.domain_size()` long, zero-padded), with
 /// `c = a ∘ b` formed on the device. The device holds at most
 /// [`plan.device_bytes()`](StreamingPlan::device_bytes) at once; see the module docs for
-/// the passes and the host residency. Consumes a and b; h is returned in b's memory. The
-/// host intermediates are counted in `host` (as [`MemoryKind::Host`]).
+/// the schemes, passes and the host residency. Consumes a and b; h is returned in b's
+/// memory (four-step) or in a vector of its size allocated once a and b are freed
+/// (two vectors). The host intermediates are counted in `host` (as [`MemoryKind::Host`]).
 pub fn compute_h_streaming<B: ComputeBackend>(
     backend: &B,
     host: &MemoryTracker,
@@ -292,6 +375,13 @@ pub fn compute_h_streaming<B: ComputeBackend>(
             }
             .into());
         }
+    }
+    if plan.holds_two_vectors() {
+        // h comes back into a second allocation of b's size, after a and b are gone.
+        let h = compute_h_two_vectors(backend, a, b)?;
+        let mut out = HostVector::zeroed(host, "streaming H: h", n)?;
+        backend.read_fr(&h, 0, &mut out)?;
+        return Ok(out);
     }
     let (n1, n2, chunk) = (plan.column_len(), plan.row_len(), plan.chunk_len());
     let mut s = Streamer {
@@ -489,6 +579,18 @@ mod tests {
         let n = 1 << 12; // 64 x 64
         let plan = StreamingPlan::new(n, 1 << 30).unwrap();
         assert_eq!(plan.chunk_len(), n, "a large budget streams in one chunk");
+        let two = StreamingPlan::new(n, 2 * n as u64 * 32).unwrap();
+        assert!(two.holds_two_vectors());
+        assert_eq!(
+            (two.device_bytes(), two.extra_host_bytes()),
+            (2 * n as u64 * 32, 0)
+        );
+        let four = StreamingPlan::new(n, 2 * n as u64 * 32 - 1).unwrap();
+        assert!(
+            !four.holds_two_vectors(),
+            "one byte short of two vectors: four-step"
+        );
+        assert!(four.device_bytes() < 2 * n as u64 * 32);
         let budget = 20 * 64 * 32;
         let plan = StreamingPlan::new(n, budget).unwrap();
         assert_eq!((plan.column_len(), plan.row_len()), (64, 64));
@@ -537,15 +639,23 @@ mod tests {
                 .unwrap();
                 assert_eq!(&h[..], &expected[..], "seed {seed}, n {n}, budget {budget}");
                 assert_eq!(h[n - 1], Fr::ZERO, "deg h <= n - 2");
-                assert_eq!(h.bytes(), n as u64 * 32, "h is returned in b's memory");
+                assert_eq!(
+                    h.bytes(),
+                    n as u64 * 32,
+                    "h is returned in a vector of b's size"
+                );
                 let peak = tracker.peak(MemoryKind::Device);
                 assert!(
                     peak <= budget && peak <= plan.device_bytes(),
                     "seed {seed}, n {n}: device peak {peak} > budget {budget}"
                 );
-                // a, b, c's intermediate and one chunk of staging.
+                // Two vectors: a and b. Four-step: a, b, c's intermediate and one chunk.
                 let host = tracker.peak(MemoryKind::Host);
-                assert_eq!(host, (3 * n + plan.chunk_len()) as u64 * 32, "n {n}");
+                let expected = match plan.holds_two_vectors() {
+                    true => 2 * n,
+                    false => 3 * n + plan.chunk_len(),
+                };
+                assert_eq!(host, expected as u64 * 32, "n {n}, budget {budget}");
             }
         }
     }
@@ -576,8 +686,18 @@ mod tests {
             let n2 = n >> (log_n / 2);
             let plan = StreamingPlan::new(n, (3 * n / 8 + n2) as u64 * 32).unwrap();
             assert!(plan.chunk_len() < n / 4, "several chunks per pass");
-            let streamed = compute_h_streaming(&backend, tracker, pad(a), pad(b), &plan).unwrap();
+            let streamed =
+                compute_h_streaming(&backend, tracker, pad(a.clone()), pad(b.clone()), &plan)
+                    .unwrap();
             assert_eq!(&streamed[..], in_memory.as_slice(), "seed {seed}, n {n}");
+            let on_device = compute_h_two_vectors(&backend, pad(a), pad(b)).unwrap();
+            let mut two = vec![Fr::ZERO; n];
+            backend.read_fr(&on_device, 0, &mut two).unwrap();
+            assert_eq!(
+                &two[..],
+                in_memory.as_slice(),
+                "two vectors, seed {seed}, n {n}"
+            );
         }
     }
 

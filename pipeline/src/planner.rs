@@ -271,7 +271,12 @@ mod tests {
         };
         assert_eq!(device_budget_bytes, 2 * n * 32);
         assert!(plan.partition_device_bytes <= device_budget_bytes);
-        // One streaming intermediate (a vector and a chunk) per device is fixed host memory.
+        // Two vectors fit: the two-vector scheme holds nothing on the host beyond a and b.
+        assert_eq!(plan.fixed_host_bytes, 1000, "{plan:?}");
+        // With 1.5 vectors, four-step: one streaming intermediate (a vector and a chunk) per
+        // device is fixed host memory.
+        let plan = MemoryPlan::new(&input(12, 4, 1 << 40, 5000 + 3 * n * 16)).unwrap();
+        assert!(matches!(plan.h_mode, HMode::Streaming { .. }), "{plan:?}");
         assert!(plan.fixed_host_bytes >= 1000 + n * 32, "{plan:?}");
         assert!(matches!(
             MemoryPlan::new(&input(12, 4, 1 << 40, 4000)),

@@ -13,6 +13,8 @@
 //! selects (default: every GPU, else device 0): the per-size rows on the first of them, the
 //! pipeline with one device worker per device, b_g2 on the CPU.
 //!
+//! `--partitions 0` skips the pipeline.
+//!
 //! `--h-only` times the H computation alone (random a and b, no parameters or MSMs), in
 //! memory and streaming, and checks the two h agree: how sizes whose MSMs take too long on
 //! a small CPU (2^24) are still measured.
@@ -296,6 +298,9 @@ fn run_all<B: ComputeBackend + 'static>(
         return run_h_only(make, o);
     }
     run_sizes(make, o)?;
+    if o.partitions == 0 {
+        return Ok(());
+    }
     run_pipeline(make_all, o)
 }
 
