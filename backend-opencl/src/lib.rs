@@ -43,7 +43,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use ff::Field;
 use sluice_backend::{
-    BackendError, ComputeBackend, Density, MemoryInfo, MemoryTracker, NttOrder, Scalars, Transform,
+    BackendError, ComputeBackend, Density, MemoryInfo, MemoryTracker, MsmGroup, NttOrder, Scalars,
+    Transform,
 };
 use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 
@@ -276,6 +277,13 @@ impl ComputeBackend for OpenClBackend {
 
     fn synchronize(&self) -> Result<(), BackendError> {
         self.devices.iter().try_for_each(DeviceCtx::finish)
+    }
+
+    fn msm_scratch_bytes(&self, scalars: usize, group: MsmGroup) -> u64 {
+        match group {
+            MsmGroup::G1 => self.msm_scratch::<G1Affine>(scalars),
+            MsmGroup::G2 => self.msm_scratch::<G2Affine>(scalars),
+        }
     }
 
     /// True when every device is a GPU (a CPU driver such as PoCL is not an accelerator).

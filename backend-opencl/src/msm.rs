@@ -311,6 +311,39 @@ impl OpenClBackend {
         Ok(total)
     }
 
+    /// The most device bytes an MSM over `n` scalars allocates at once beyond its bases,
+    /// summed over the devices (each runs one batch of its share at a time): every
+    /// temporary of [`OpenClBackend::launch`] for the largest batch, plus its scalars and
+    /// their index.
+    pub(crate) fn msm_scratch<A: GpuCurve>(&self, n: usize) -> u64 {
+        let d = self.devices.len().max(1);
+        self.devices
+            .iter()
+            .map(|ctx| {
+                let per_chunk = (ctx.max_chunk_bytes / (A::WORDS as u64 * 4)).max(1);
+                let chunk_len = 1u64 << (63 - per_chunk.leading_zeros());
+                let count = (n.div_ceil(d) as u64).min(chunk_len) as usize;
+                let proj = A::Proj::WORDS as u64 * 4;
+                let p = Plan::new(count, ctx.max_chunk_bytes, proj as usize);
+                let (w, b, cap, slices) = (
+                    p.windows as u64,
+                    p.buckets as u64,
+                    p.cap as u64,
+                    p.slices as u64,
+                );
+                let count = count as u64;
+                // Scalars and their index; counts, offsets, ends and chunk offsets; chunk
+                // totals; sorted entries; chunk sums and their buckets; window slices twice.
+                count * (32 + 4)
+                    + 4 * w * b * 4
+                    + w * 4
+                    + w * count * 4
+                    + w * cap * (proj + 4)
+                    + 2 * w * slices * proj
+            })
+            .sum()
+    }
+
     /// The canonical (non-Montgomery) scalars `k0..k0 + count` of `source`, on device `d`.
     fn prepare_scalars(
         &self,
@@ -627,6 +660,67 @@ mod tests {
                 upload_g1_bases,
                 msm_g1_vartime,
                 sluice_msm::msm_g1_vartime
+            );
+        }
+    }
+
+    /// The tracked device peak of an MSM (host scalars, and a density-masked buffer) stays
+    /// within what `msm_scratch_bytes` reserves, on one device and on two.
+    #[test]
+    fn msm_scratch_covers_the_tracked_peak() {
+        use crate::testing::{backend_with, test_device};
+        use crate::{DeviceSelector, OpenClConfig};
+        use sluice_backend::{MemoryKind, MemoryTracker, MsmGroup};
+        let seed = 3100;
+        for devices in [vec![test_device()], vec![test_device(); 2]] {
+            let tracker = MemoryTracker::default();
+            let Some(b) = backend_with(OpenClConfig {
+                devices: DeviceSelector::Indices(devices.clone()),
+                tracker: Some(tracker.clone()),
+                ..OpenClConfig::default()
+            }) else {
+                return;
+            };
+            let n = 3000;
+            let g1 = b
+                .upload_g1_bases("g1", &bases::<G1Projective>(n, seed))
+                .unwrap();
+            let g2 = b
+                .upload_g2_bases("g2", &bases::<G2Projective>(n, seed))
+                .unwrap();
+            let mut r = rng(seed);
+            let scalars: Vec<Fr> = (0..n).map(|_| Fr::random(&mut r)).collect();
+            let mut buf = b.alloc_fr("scalars", n).unwrap();
+            b.write_fr(&mut buf, 0, &scalars).unwrap();
+            let density: Density = (0..n).map(|i| i % 3 != 0).collect();
+            let resident = tracker.current(MemoryKind::Device);
+            let within = |peak: u64, group, what: &str| {
+                let own = peak - resident;
+                let reserved = b.msm_scratch_bytes(n, group);
+                assert!(
+                    own <= reserved,
+                    "{what} on {devices:?}: {own} bytes > {reserved} reserved (seed {seed})"
+                );
+            };
+            tracker.reset_peaks();
+            b.msm_g1_vartime(&g1, 0, Scalars::Host(&scalars), None)
+                .unwrap();
+            within(
+                tracker.peak(MemoryKind::Device),
+                MsmGroup::G1,
+                "G1 host scalars",
+            );
+            tracker.reset_peaks();
+            b.msm_g1_vartime(&g1, 0, Scalars::Buffer(&buf), Some(&density))
+                .unwrap();
+            within(tracker.peak(MemoryKind::Device), MsmGroup::G1, "G1 buffer");
+            tracker.reset_peaks();
+            b.msm_g2_vartime(&g2, 0, Scalars::Host(&scalars), None)
+                .unwrap();
+            within(
+                tracker.peak(MemoryKind::Device),
+                MsmGroup::G2,
+                "G2 host scalars",
             );
         }
     }

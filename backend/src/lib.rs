@@ -74,6 +74,15 @@ pub enum Scalars<'a, B: ComputeBackend + ?Sized> {
     Buffer(&'a B::FrBuffer),
 }
 
+/// The group of an MSM, for [`ComputeBackend::msm_scratch_bytes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MsmGroup {
+    /// G1 (the H, L, A and B1 queries).
+    G1,
+    /// G2 (the B2 query).
+    G2,
+}
+
 /// A compute backend: owns buffers and runs the prover's heavy operations on them.
 ///
 /// All methods take `&self` so one backend can serve several threads (partitions); a
@@ -94,6 +103,15 @@ pub trait ComputeBackend: Send + Sync {
 
     /// The tracker that counts this backend's allocations.
     fn tracker(&self) -> &MemoryTracker;
+
+    /// The most device bytes an MSM over `scalars` scalars of `group` allocates beyond its
+    /// resident bases (scalar copies, bucket sort, partial sums), for planners to reserve.
+    /// The default, 0, suits backends whose MSM temporaries are not device memory (the CPU
+    /// backend's live on the heap, untracked, and are small next to its inputs).
+    fn msm_scratch_bytes(&self, scalars: usize, group: MsmGroup) -> u64 {
+        let _ = (scalars, group);
+        0
+    }
 
     /// Whether this backend computes on an accelerator (a GPU) whose MSMs outrun the host's
     /// CPUs: schedulers then keep work such as the b_g2 MSM on it rather than on the CPU.

@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 
 use ff::Field;
 use rand_core::RngCore;
-use sluice_backend::{Allocation, ComputeBackend, MemoryKind, MemoryTracker};
+use sluice_backend::{Allocation, ComputeBackend, MemoryKind, MemoryTracker, MsmGroup};
 use sluice_backend_cpu::{CpuBackend, CpuBases};
 use sluice_field::{Fr, G2Affine, G2Projective};
 use sluice_groth16::{
     b_g2_msm, prove_assignment_with, Circuit, Groth16Error, HostParameters, Proof, ProofReport,
-    ProverConfig, ProvingAssignment, ResidentParameters, VerifyingKey,
+    ProverConfig, ProvingAssignment, QueryLengths, ResidentParameters, VerifyingKey,
 };
 
 use crate::planner::{MemoryPlan, PartitionFootprint, PlanInput};
@@ -293,6 +293,7 @@ impl Pipeline {
             params_device_bytes,
             devices: backends.len(),
             h_mode: config.h_mode,
+            msm_scratch_bytes: msm_scratch_bytes(first, &params.query_lengths(), cpu_g2.is_none()),
         })?;
         log::info!("pipeline plan: {plan:?}");
         for backend in &backends {
@@ -431,6 +432,20 @@ impl Drop for Pipeline {
             }
         }
     }
+}
+
+/// The scratch of a partition's largest MSM on `backend` (b_g2's too when it runs there).
+fn msm_scratch_bytes<B: ComputeBackend>(backend: &B, q: &QueryLengths, b_g2_here: bool) -> u64 {
+    let g1 = [q.h + 1, q.l, q.a, q.b_g1]
+        .into_iter()
+        .map(|n| backend.msm_scratch_bytes(n, MsmGroup::G1))
+        .max()
+        .unwrap_or(0);
+    let g2 = match b_g2_here {
+        true => backend.msm_scratch_bytes(q.b_g2, MsmGroup::G2),
+        false => 0,
+    };
+    g1.max(g2)
 }
 
 fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<()>, PipelineError> {

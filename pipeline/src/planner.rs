@@ -92,6 +92,11 @@ pub struct PlanInput {
     pub devices: usize,
     /// The H mode asked for.
     pub h_mode: HModeChoice,
+    /// The most device bytes one of the partition's MSMs allocates beyond its bases
+    /// ([`ComputeBackend::msm_scratch_bytes`](sluice_backend::ComputeBackend::msm_scratch_bytes)
+    /// of the largest query): reserved next to h, which stays on the device during its MSM
+    /// unless H runs four-step.
+    pub msm_scratch_bytes: u64,
 }
 
 /// The planner's decision.
@@ -109,8 +114,9 @@ pub struct MemoryPlan {
     /// Host bytes held regardless of partitions: the fixed input plus, when streaming, one
     /// streaming intermediate per device.
     pub fixed_host_bytes: u64,
-    /// Device bytes of one partition's work (in-memory working set, or streaming budget),
-    /// next to the resident parameters.
+    /// Device bytes of one partition's work, next to the resident parameters: the larger of
+    /// H's working set (in memory, or the streaming budget) and its largest MSM's scratch
+    /// (with h beside it where h stays on the device).
     pub partition_device_bytes: u64,
 }
 
@@ -142,7 +148,7 @@ impl MemoryPlan {
             };
             Ok((mode, plan.device_bytes(), plan.extra_host_bytes()))
         };
-        let (h_mode, partition_device_bytes, streaming_host) = match input.h_mode {
+        let (h_mode, h_device_bytes, streaming_host) = match input.h_mode {
             HModeChoice::Streaming {
                 device_budget_bytes,
             } => streaming(device_budget_bytes.min(device_left))?,
@@ -172,6 +178,30 @@ impl MemoryPlan {
                 (HMode::InMemory, fp.in_memory_device_bytes, 0)
             }
         };
+        // During its MSM h is a device vector, except after a four-step H (host h, MSMs by
+        // chunk); the other MSMs come after h is freed.
+        let h_on_device = match h_mode {
+            HMode::InMemory => true,
+            HMode::Streaming {
+                device_budget_bytes,
+            } => StreamingPlan::new(fp.domain_size, device_budget_bytes)
+                .is_ok_and(|p| p.holds_two_vectors()),
+        };
+        let msm_bytes = input.msm_scratch_bytes + u64::from(h_on_device) * fp.vector_bytes();
+        let partition_device_bytes = h_device_bytes.max(msm_bytes);
+        if partition_device_bytes > device_left {
+            return Err(PipelineError::DeviceBudgetTooSmall {
+                budget: device_left,
+                source: Box::new(sluice_groth16::Groth16Error::Backend(
+                    sluice_backend::BackendError::OutOfMemory {
+                        kind: sluice_backend::MemoryKind::Device,
+                        what: "a partition's largest MSM and its scratch".into(),
+                        requested: msm_bytes,
+                        available: device_left,
+                    },
+                )),
+            });
+        }
         let fixed_host_bytes = input.fixed_host_bytes + streaming_host * input.devices as u64;
         let per = fp.host_bytes();
         let fit = input.host_budget.saturating_sub(fixed_host_bytes) / per.max(1);
@@ -231,6 +261,7 @@ mod tests {
             params_device_bytes: 5000,
             devices: 1,
             h_mode: HModeChoice::Auto,
+            msm_scratch_bytes: 0,
         }
     }
 
@@ -255,6 +286,28 @@ mod tests {
         assert!(matches!(
             MemoryPlan::new(&input(10, 4, 1000 + per - 1, 1 << 30)),
             Err(PipelineError::HostBudgetTooSmall { .. })
+        ));
+    }
+
+    #[test]
+    fn msm_scratch_is_reserved_next_to_h() {
+        let n = 1u64 << 12;
+        let mut with_scratch = input(12, 4, 1 << 40, 1 << 30);
+        with_scratch.msm_scratch_bytes = 7 * n * 32;
+        let plan = MemoryPlan::new(&with_scratch).unwrap();
+        assert_eq!(plan.h_mode, HMode::InMemory);
+        assert_eq!(plan.partition_device_bytes, 8 * n * 32, "h plus the scratch");
+        // Four-step H leaves h on the host: the scratch alone.
+        with_scratch.h_mode = HModeChoice::Streaming {
+            device_budget_bytes: n * 32,
+        };
+        let plan = MemoryPlan::new(&with_scratch).unwrap();
+        assert_eq!(plan.partition_device_bytes, 7 * n * 32);
+        // A budget that holds H but not the scratch is refused, not planned.
+        with_scratch.device_budget = 5000 + 6 * n * 32;
+        assert!(matches!(
+            MemoryPlan::new(&with_scratch),
+            Err(PipelineError::DeviceBudgetTooSmall { .. })
         ));
     }
 
