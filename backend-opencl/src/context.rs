@@ -42,6 +42,79 @@ pub(crate) struct DeviceCtx {
     /// With `SLUICE_PROFILE=1`: every kernel launch's name and event, for
     /// [`DeviceCtx::profile_report`].
     profile: Option<ProfileLog>,
+    /// Pinned staging for large transfers: `None` when off, else created on first use
+    /// (`Err` remembers that the driver refused, and transfers stay direct).
+    staging: Option<Mutex<Option<Result<Staging, ()>>>>,
+}
+
+/// Transfers at least this large go through the pinned staging buffers.
+const STAGED_MIN_WORDS: usize = 1 << 20;
+/// Words per staging buffer (16 MiB): large enough for full-speed DMA, small enough to
+/// keep the copy and the transfer of the next piece overlapped.
+const STAGING_WORDS: usize = 1 << 22;
+
+/// Two pinned (`CL_MEM_ALLOC_HOST_PTR`, mapped) host buffers: a transfer copies one piece
+/// into one while the device reads the other, so DMA runs at pinned speed.
+struct Staging {
+    /// Kept alive: the mapped memory belongs to them.
+    _buffers: [core::Mem; 2],
+    ptrs: [*mut u32; 2],
+}
+
+// SAFETY: the raw pointers are the mappings of `buffers`, valid as long as they live; they
+// are only dereferenced under the DeviceCtx's staging lock.
+unsafe impl Send for Staging {}
+
+impl Staging {
+    fn new(ctx: &DeviceCtx) -> Result<Self, core::Error> {
+        let make = || -> Result<(core::Mem, *mut u32), core::Error> {
+            // SAFETY: no host pointer is passed; the mapping is written before it is read.
+            let mem = unsafe {
+                core::create_buffer(
+                    &ctx.context,
+                    MemFlags::new().read_write().alloc_host_ptr(),
+                    STAGING_WORDS,
+                    None::<&[u32]>,
+                )
+            }?;
+            // SAFETY: a blocking map of the whole buffer; it stays mapped while `mem` lives.
+            let mut map = unsafe {
+                core::enqueue_map_buffer::<u32, _, _, _>(
+                    &ctx.queue,
+                    &mem,
+                    true,
+                    core::MapFlags::new().read().write(),
+                    0,
+                    STAGING_WORDS,
+                    None::<Event>,
+                    None::<&mut Event>,
+                )
+            }?;
+            Ok((mem, map.as_mut_ptr()))
+        };
+        let (m0, p0) = make()?;
+        let (m1, p1) = make()?;
+        Ok(Staging {
+            _buffers: [m0, m1],
+            ptrs: [p0, p1],
+        })
+    }
+
+    /// The mapped words of buffer `i`.
+    #[allow(clippy::mut_from_ref)]
+    fn slot(&self, i: usize) -> &mut [u32] {
+        // SAFETY: ptrs[i] maps STAGING_WORDS words that live as long as self; callers hold
+        // the staging lock and wait for a slot's transfer before touching it again.
+        unsafe { std::slice::from_raw_parts_mut(self.ptrs[i], STAGING_WORDS) }
+    }
+}
+
+/// A parallel copy (a single thread copies far below the DMA's speed).
+fn copy_words(dst: &mut [u32], src: &[u32]) {
+    use rayon::prelude::*;
+    dst.par_chunks_mut(1 << 16)
+        .zip(src.par_chunks(1 << 16))
+        .for_each(|(d, s)| d.copy_from_slice(s));
 }
 
 impl DeviceCtx {
@@ -49,6 +122,7 @@ impl DeviceCtx {
         info: &'static DeviceInfo,
         cache: KernelCache,
         max_chunk_bytes: Option<u64>,
+        pinned_staging: bool,
     ) -> Result<Self, BackendError> {
         let props = core::ContextProperties::new().platform(info.platform_id);
         let context = core::create_context(Some(&props), &[info.device_id], None, None)
@@ -70,7 +144,109 @@ impl DeviceCtx {
             max_chunk_bytes: max_chunk_bytes.map_or(cap, |m| m.min(cap)),
             cache,
             profile: profiling.then(|| Mutex::new(Vec::new())),
+            staging: pinned_staging.then(|| Mutex::new(None)),
         })
+    }
+
+    /// Runs `f` with the staging buffers when this device stages and they exist (created on
+    /// first use); `None` when transfers are direct.
+    fn with_staging<R>(
+        &self,
+        f: impl FnOnce(&Staging) -> Result<R, BackendError>,
+    ) -> Option<Result<R, BackendError>> {
+        let mut guard = lock(self.staging.as_ref()?);
+        let staging = guard.get_or_insert_with(|| {
+            Staging::new(self).map_err(|e| {
+                log::warn!(
+                    "no pinned staging on {} ({e}); direct transfers",
+                    self.info.name
+                )
+            })
+        });
+        staging.as_ref().ok().map(f)
+    }
+
+    /// Waits for a transfer's event.
+    fn wait(event: &Event) -> Result<(), BackendError> {
+        core::wait_for_event(event).map_err(|e| driver_error("clWaitForEvents", &e))
+    }
+
+    /// A write in staged pieces: piece k is copied into slot k mod 2 once that slot's
+    /// previous transfer is done, then sent without blocking.
+    fn write_staged(
+        &self,
+        st: &Staging,
+        mem: &core::Mem,
+        offset: usize,
+        data: &[u32],
+    ) -> Result<(), BackendError> {
+        let mut pending: [Option<Event>; 2] = [None, None];
+        for (k, piece) in data.chunks(STAGING_WORDS).enumerate() {
+            let slot = k % 2;
+            if let Some(e) = pending[slot].take() {
+                Self::wait(&e)?;
+            }
+            let buf = &mut st.slot(slot)[..piece.len()];
+            copy_words(buf, piece);
+            let mut event = Event::null();
+            // SAFETY: `buf` is pinned memory that is not touched again until `event` is
+            // waited for (next use of the slot, or the end of this function).
+            unsafe {
+                core::enqueue_write_buffer(
+                    &self.queue,
+                    mem,
+                    false,
+                    offset + k * STAGING_WORDS,
+                    buf,
+                    None::<Event>,
+                    Some(&mut event),
+                )
+            }
+            .map_err(|e| alloc_error("buffer write", (piece.len() * 4) as u64, &e))?;
+            pending[slot] = Some(event);
+        }
+        pending.iter().flatten().try_for_each(Self::wait)
+    }
+
+    /// A read in staged pieces: piece k + 1 is requested before piece k is copied out.
+    fn read_staged(
+        &self,
+        st: &Staging,
+        mem: &core::Mem,
+        offset: usize,
+        out: &mut [u32],
+    ) -> Result<(), BackendError> {
+        let request = |k: usize, len: usize| -> Result<Event, BackendError> {
+            let mut event = Event::null();
+            // SAFETY: the slot is not read until `event` is waited for.
+            unsafe {
+                core::enqueue_read_buffer(
+                    &self.queue,
+                    mem,
+                    false,
+                    offset + k * STAGING_WORDS,
+                    &mut st.slot(k % 2)[..len],
+                    None::<Event>,
+                    Some(&mut event),
+                )
+            }
+            .map_err(|e| driver_error("clEnqueueReadBuffer", &e))?;
+            Ok(event)
+        };
+        let pieces: Vec<&mut [u32]> = out.chunks_mut(STAGING_WORDS).collect();
+        let lens: Vec<usize> = pieces.iter().map(|p| p.len()).collect();
+        let mut next = Some(request(0, lens[0])?);
+        for (k, piece) in pieces.into_iter().enumerate() {
+            let current = next.take();
+            if k + 1 < lens.len() {
+                next = Some(request(k + 1, lens[k + 1])?);
+            }
+            if let Some(e) = current {
+                Self::wait(&e)?;
+            }
+            copy_words(piece, &st.slot(k % 2)[..lens[k]]);
+        }
+        Ok(())
     }
 
     /// With `SLUICE_PROFILE=1`, the device time of the kernels launched since the last
@@ -177,6 +353,11 @@ impl DeviceCtx {
         if data.is_empty() {
             return Ok(());
         }
+        if data.len() >= STAGED_MIN_WORDS {
+            if let Some(r) = self.with_staging(|st| self.write_staged(st, mem, offset, data)) {
+                return r;
+            }
+        }
         // SAFETY: a blocking write: `data` outlives the transfer.
         unsafe {
             core::enqueue_write_buffer(
@@ -201,6 +382,11 @@ impl DeviceCtx {
     ) -> Result<(), BackendError> {
         if out.is_empty() {
             return Ok(());
+        }
+        if out.len() >= STAGED_MIN_WORDS {
+            if let Some(r) = self.with_staging(|st| self.read_staged(st, mem, offset, out)) {
+                return r;
+            }
         }
         // SAFETY: a blocking read into a live slice of the right length.
         unsafe {

@@ -1,5 +1,10 @@
 //! The benchmark runner behind `cargo xtask bench`: every available sluice backend over a
 //! ladder of sizes, a table with median/min/throughput/residency, JSON and SVG plots.
+//!
+//! Each NTT and MSM row of a non-CPU backend is checked after timing against an independent
+//! host computation (sluice-msm; for the NTT, two output positions summed directly): a wrong
+//! result fails the row. Proof rows use benchmark parameters (random points, no trapdoor),
+//! so they are not verified; the demo proof run first is.
 
 mod options;
 #[cfg(feature = "compare")]
@@ -12,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use ff::Field;
 use rand_chacha::ChaCha20Rng;
-use rand_core::SeedableRng;
+use rand_core::{RngCore, SeedableRng};
 use sluice_backend::{BackendError, ComputeBackend, MemoryKind, NttOrder, Scalars, Transform};
 use sluice_backend_cpu::CpuBackend;
 use sluice_field::{Fr, G1Projective, G2Projective};
@@ -211,72 +216,97 @@ fn measure<B: ComputeBackend>(
     let scalars: Vec<Fr> = (0..n).map(|_| Fr::random(&mut rng)).collect();
     backend.tracker().reset_peaks();
     let mut baseline = 0;
+    // Each NTT and MSM row's result is checked against an independent host computation
+    // (the CPU backend's own rows are not: there the reference is the code measured).
+    let check = !backend.name().starts_with("cpu");
     let times = match op {
-        Op::Ntt if uploads => {
+        Op::Ntt => {
             let mut out = vec![Fr::ZERO; n];
-            time(backend, opts.reps, || {
+            let times = if uploads {
+                time(backend, opts.reps, || {
+                    let mut buf = backend.upload_fr("ntt input", &scalars).map_err(e)?;
+                    backend
+                        .transform(&mut buf, Transform::Ntt, NttOrder::NaturalToNatural)
+                        .and_then(|()| backend.read_fr(&buf, 0, &mut out))
+                        .map_err(e)
+                })?
+            } else {
                 let mut buf = backend.upload_fr("ntt input", &scalars).map_err(e)?;
+                let times = time(backend, opts.reps, || {
+                    backend
+                        .transform(&mut buf, Transform::Ntt, NttOrder::NaturalToNatural)
+                        .map_err(e)
+                })?;
+                // The timed runs transformed the buffer repeatedly: check a fresh transform.
+                backend.write_fr(&mut buf, 0, &scalars).map_err(e)?;
                 backend
                     .transform(&mut buf, Transform::Ntt, NttOrder::NaturalToNatural)
                     .and_then(|()| backend.read_fr(&buf, 0, &mut out))
-                    .map_err(e)
-            })?
-        }
-        Op::Ntt => {
-            let mut buf = backend.upload_fr("ntt input", &scalars).map_err(e)?;
-            time(backend, opts.reps, || {
-                backend
-                    .transform(&mut buf, Transform::Ntt, NttOrder::NaturalToNatural)
-                    .map_err(e)
-            })?
-        }
-        Op::MsmG1 if uploads => {
-            let points = sluice_msm::random_points::<G1Projective>(n, &mut rng);
-            time(backend, opts.reps, || {
-                let bases = backend.upload_g1_bases("msm bases", &points).map_err(e)?;
-                backend
-                    .msm_g1_vartime(&bases, 0, Scalars::Host(&scalars), None)
-                    .map(drop)
-                    .map_err(e)
-            })?
+                    .map_err(e)?;
+                times
+            };
+            if check {
+                check_ntt(&scalars, &out, log, &mut rng)?;
+            }
+            times
         }
         Op::MsmG1 => {
-            let bases = backend
-                .upload_g1_bases(
-                    "msm bases",
-                    &sluice_msm::random_points::<G1Projective>(n, &mut rng),
-                )
-                .map_err(e)?;
-            time(backend, opts.reps, || {
-                backend
-                    .msm_g1_vartime(&bases, 0, Scalars::Host(&scalars), None)
-                    .map(drop)
-                    .map_err(e)
-            })?
-        }
-        Op::MsmG2 if uploads => {
-            let points = sluice_msm::random_points::<G2Projective>(n, &mut rng);
-            time(backend, opts.reps, || {
-                let bases = backend.upload_g2_bases("msm bases", &points).map_err(e)?;
-                backend
-                    .msm_g2_vartime(&bases, 0, Scalars::Host(&scalars), None)
-                    .map(drop)
-                    .map_err(e)
-            })?
+            let points = sluice_msm::random_points::<G1Projective>(n, &mut rng);
+            let mut result = G1Projective::identity();
+            let times = if uploads {
+                time(backend, opts.reps, || {
+                    let bases = backend.upload_g1_bases("msm bases", &points).map_err(e)?;
+                    result = backend
+                        .msm_g1_vartime(&bases, 0, Scalars::Host(&scalars), None)
+                        .map_err(e)?;
+                    Ok(())
+                })?
+            } else {
+                let bases = backend.upload_g1_bases("msm bases", &points).map_err(e)?;
+                time(backend, opts.reps, || {
+                    result = backend
+                        .msm_g1_vartime(&bases, 0, Scalars::Host(&scalars), None)
+                        .map_err(e)?;
+                    Ok(())
+                })?
+            };
+            if check {
+                let expected = sluice_msm::msm_g1_vartime(&points, &scalars, None)
+                    .map_err(|e| e.to_string())?;
+                if result != expected {
+                    return Err("the G1 MSM differs from the host reference".into());
+                }
+            }
+            times
         }
         Op::MsmG2 => {
-            let bases = backend
-                .upload_g2_bases(
-                    "msm bases",
-                    &sluice_msm::random_points::<G2Projective>(n, &mut rng),
-                )
-                .map_err(e)?;
-            time(backend, opts.reps, || {
-                backend
-                    .msm_g2_vartime(&bases, 0, Scalars::Host(&scalars), None)
-                    .map(drop)
-                    .map_err(e)
-            })?
+            let points = sluice_msm::random_points::<G2Projective>(n, &mut rng);
+            let mut result = G2Projective::identity();
+            let times = if uploads {
+                time(backend, opts.reps, || {
+                    let bases = backend.upload_g2_bases("msm bases", &points).map_err(e)?;
+                    result = backend
+                        .msm_g2_vartime(&bases, 0, Scalars::Host(&scalars), None)
+                        .map_err(e)?;
+                    Ok(())
+                })?
+            } else {
+                let bases = backend.upload_g2_bases("msm bases", &points).map_err(e)?;
+                time(backend, opts.reps, || {
+                    result = backend
+                        .msm_g2_vartime(&bases, 0, Scalars::Host(&scalars), None)
+                        .map_err(e)?;
+                    Ok(())
+                })?
+            };
+            if check {
+                let expected = sluice_msm::msm_g2_vartime(&points, &scalars, None)
+                    .map_err(|e| e.to_string())?;
+                if result != expected {
+                    return Err("the G2 MSM differs from the host reference".into());
+                }
+            }
+            times
         }
         Op::Proof => {
             let x = scalars[0];
@@ -309,6 +339,28 @@ fn measure<B: ComputeBackend>(
         }
     };
     Ok((times, backend.tracker().peak(MemoryKind::Device) - baseline))
+}
+
+/// Checks an NTT (natural order in and out) at two random output positions k against
+/// sum_i x_i w^(ik), computed on the host: O(n) per position, independent of every NTT.
+fn check_ntt(x: &[Fr], out: &[Fr], log: u32, rng: &mut ChaCha20Rng) -> Result<(), String> {
+    let domain = sluice_ntt::Domain::<Fr>::new(log).map_err(|e| e.to_string())?;
+    for _ in 0..2 {
+        let k = (rng.next_u64() % x.len() as u64) as usize;
+        let wk = domain.omega().pow_vartime([k as u64]);
+        let mut power = Fr::ONE;
+        let mut sum = Fr::ZERO;
+        for xi in x {
+            sum += *xi * power;
+            power *= wk;
+        }
+        if sum != out[k] {
+            return Err(format!(
+                "the NTT differs from the host reference at position {k}"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// One untimed warm-up, then `reps` timed calls; the clock stops only after the backend

@@ -296,7 +296,11 @@ mod tests {
         with_scratch.msm_scratch_bytes = 7 * n * 32;
         let plan = MemoryPlan::new(&with_scratch).unwrap();
         assert_eq!(plan.h_mode, HMode::InMemory);
-        assert_eq!(plan.partition_device_bytes, 8 * n * 32, "h plus the scratch");
+        assert_eq!(
+            plan.partition_device_bytes,
+            8 * n * 32,
+            "h plus the scratch"
+        );
         // Four-step H leaves h on the host: the scratch alone.
         with_scratch.h_mode = HModeChoice::Streaming {
             device_budget_bytes: n * 32,
