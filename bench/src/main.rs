@@ -219,6 +219,35 @@ fn measure<B: ComputeBackend>(
     // Each NTT and MSM row's result is checked against an independent host computation
     // (the CPU backend's own rows are not: there the reference is the code measured).
     let check = !backend.name().starts_with("cpu");
+    // One MSM row of either group: random bases, timed with bases resident or uploaded per
+    // run, the last result checked against sluice-msm.
+    macro_rules! msm_row {
+        ($group:ty, $upload:ident, $msm:ident, $reference:path, $name:literal) => {{
+            let points = sluice_msm::random_points::<$group>(n, &mut rng);
+            let mut result = <$group>::identity();
+            let times = if uploads {
+                time(backend, opts.reps, || {
+                    let bases = backend.$upload("msm bases", &points).map_err(e)?;
+                    result = backend
+                        .$msm(&bases, 0, Scalars::Host(&scalars), None)
+                        .map_err(e)?;
+                    Ok(())
+                })?
+            } else {
+                let bases = backend.$upload("msm bases", &points).map_err(e)?;
+                time(backend, opts.reps, || {
+                    result = backend
+                        .$msm(&bases, 0, Scalars::Host(&scalars), None)
+                        .map_err(e)?;
+                    Ok(())
+                })?
+            };
+            if check && result != $reference(&points, &scalars, None).map_err(|e| e.to_string())? {
+                return Err(concat!("the ", $name, " MSM differs from the host reference").into());
+            }
+            times
+        }};
+    }
     let times = match op {
         Op::Ntt => {
             let mut out = vec![Fr::ZERO; n];
@@ -250,64 +279,20 @@ fn measure<B: ComputeBackend>(
             }
             times
         }
-        Op::MsmG1 => {
-            let points = sluice_msm::random_points::<G1Projective>(n, &mut rng);
-            let mut result = G1Projective::identity();
-            let times = if uploads {
-                time(backend, opts.reps, || {
-                    let bases = backend.upload_g1_bases("msm bases", &points).map_err(e)?;
-                    result = backend
-                        .msm_g1_vartime(&bases, 0, Scalars::Host(&scalars), None)
-                        .map_err(e)?;
-                    Ok(())
-                })?
-            } else {
-                let bases = backend.upload_g1_bases("msm bases", &points).map_err(e)?;
-                time(backend, opts.reps, || {
-                    result = backend
-                        .msm_g1_vartime(&bases, 0, Scalars::Host(&scalars), None)
-                        .map_err(e)?;
-                    Ok(())
-                })?
-            };
-            if check {
-                let expected = sluice_msm::msm_g1_vartime(&points, &scalars, None)
-                    .map_err(|e| e.to_string())?;
-                if result != expected {
-                    return Err("the G1 MSM differs from the host reference".into());
-                }
-            }
-            times
-        }
-        Op::MsmG2 => {
-            let points = sluice_msm::random_points::<G2Projective>(n, &mut rng);
-            let mut result = G2Projective::identity();
-            let times = if uploads {
-                time(backend, opts.reps, || {
-                    let bases = backend.upload_g2_bases("msm bases", &points).map_err(e)?;
-                    result = backend
-                        .msm_g2_vartime(&bases, 0, Scalars::Host(&scalars), None)
-                        .map_err(e)?;
-                    Ok(())
-                })?
-            } else {
-                let bases = backend.upload_g2_bases("msm bases", &points).map_err(e)?;
-                time(backend, opts.reps, || {
-                    result = backend
-                        .msm_g2_vartime(&bases, 0, Scalars::Host(&scalars), None)
-                        .map_err(e)?;
-                    Ok(())
-                })?
-            };
-            if check {
-                let expected = sluice_msm::msm_g2_vartime(&points, &scalars, None)
-                    .map_err(|e| e.to_string())?;
-                if result != expected {
-                    return Err("the G2 MSM differs from the host reference".into());
-                }
-            }
-            times
-        }
+        Op::MsmG1 => msm_row!(
+            G1Projective,
+            upload_g1_bases,
+            msm_g1_vartime,
+            sluice_msm::msm_g1_vartime,
+            "G1"
+        ),
+        Op::MsmG2 => msm_row!(
+            G2Projective,
+            upload_g2_bases,
+            msm_g2_vartime,
+            sluice_msm::msm_g2_vartime,
+            "G2"
+        ),
         Op::Proof => {
             let x = scalars[0];
             let circuit = MimcLike::filling_domain(log, Some(x));

@@ -153,17 +153,11 @@ impl MemoryPlan {
                 device_budget_bytes,
             } => streaming(device_budget_bytes.min(device_left))?,
             HModeChoice::InMemory if fp.in_memory_device_bytes > device_left => {
-                return Err(PipelineError::DeviceBudgetTooSmall {
-                    budget: device_left,
-                    source: Box::new(sluice_groth16::Groth16Error::Backend(
-                        sluice_backend::BackendError::OutOfMemory {
-                            kind: sluice_backend::MemoryKind::Device,
-                            what: "in-memory H working set".into(),
-                            requested: fp.in_memory_device_bytes,
-                            available: device_left,
-                        },
-                    )),
-                })
+                return Err(too_small(
+                    "in-memory H working set",
+                    fp.in_memory_device_bytes,
+                    device_left,
+                ));
             }
             HModeChoice::Auto if fp.in_memory_device_bytes > device_left => {
                 log::info!(
@@ -190,17 +184,11 @@ impl MemoryPlan {
         let msm_bytes = input.msm_scratch_bytes + u64::from(h_on_device) * fp.vector_bytes();
         let partition_device_bytes = h_device_bytes.max(msm_bytes);
         if partition_device_bytes > device_left {
-            return Err(PipelineError::DeviceBudgetTooSmall {
-                budget: device_left,
-                source: Box::new(sluice_groth16::Groth16Error::Backend(
-                    sluice_backend::BackendError::OutOfMemory {
-                        kind: sluice_backend::MemoryKind::Device,
-                        what: "a partition's largest MSM and its scratch".into(),
-                        requested: msm_bytes,
-                        available: device_left,
-                    },
-                )),
-            });
+            return Err(too_small(
+                "a partition's largest MSM and its scratch",
+                msm_bytes,
+                device_left,
+            ));
         }
         let fixed_host_bytes = input.fixed_host_bytes + streaming_host * input.devices as u64;
         let per = fp.host_bytes();
@@ -233,6 +221,21 @@ impl MemoryPlan {
             fixed_host_bytes,
             partition_device_bytes,
         })
+    }
+}
+
+/// The device budget left next to the parameters (`available`) cannot hold `what`.
+fn too_small(what: &str, requested: u64, available: u64) -> PipelineError {
+    PipelineError::DeviceBudgetTooSmall {
+        budget: available,
+        source: Box::new(sluice_groth16::Groth16Error::Backend(
+            sluice_backend::BackendError::OutOfMemory {
+                kind: sluice_backend::MemoryKind::Device,
+                what: what.into(),
+                requested,
+                available,
+            },
+        )),
     }
 }
 

@@ -19,6 +19,13 @@ const TEST_TARGETS: [(&str, &str); 2] = [
     ("sluice-tests", "--test=differential_opencl"),
 ];
 
+/// The binaries that travel, by package: the benchmark runner and the residency and
+/// pipeline benchmark, both with the OpenCL backend.
+const BINARIES: [(&str, &str); 2] = [
+    ("sluice-bench", "sluice-bench"),
+    ("sluice-pipeline", "residency"),
+];
+
 /// Builds the bundle into `target/device/` and returns its path.
 pub fn bundle() -> Result<PathBuf, String> {
     let out = PathBuf::from("target/device");
@@ -29,32 +36,19 @@ pub fn bundle() -> Result<PathBuf, String> {
     let bin = out.join("bin");
     std::fs::create_dir_all(&bin).map_err(|e| format!("cannot create {}: {e}", bin.display()))?;
 
-    run(Command::new(cargo()).args([
-        "build",
-        "--release",
-        "-p",
-        "sluice-bench",
-        "--features",
-        "opencl",
-    ]))?;
-    copy_stripped(
-        Path::new("target/release/sluice-bench"),
-        &bin.join("sluice-bench"),
-    )?;
-    run(Command::new(cargo()).args([
-        "build",
-        "--release",
-        "-p",
-        "sluice-pipeline",
-        "--features",
-        "opencl",
-        "--bin",
-        "residency",
-    ]))?;
-    copy_stripped(
-        Path::new("target/release/residency"),
-        &bin.join("residency"),
-    )?;
+    for (package, binary) in BINARIES {
+        run(Command::new(cargo()).args([
+            "build",
+            "--release",
+            "-p",
+            package,
+            "--features",
+            "opencl",
+            "--bin",
+            binary,
+        ]))?;
+        copy_stripped(&Path::new("target/release").join(binary), &bin.join(binary))?;
+    }
 
     for (package, target) in TEST_TARGETS {
         for exe in test_executables(package, target)? {
