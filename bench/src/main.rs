@@ -62,14 +62,22 @@ fn run(opts: &Options) -> Result<(), String> {
     let mut rows = Vec::new();
     let wants = |b: &str| opts.backends.is_empty() || opts.backends.iter().any(|x| x == b);
     let mut backends_run = Vec::new();
+    // Peers run once, each right after the sluice row of its op and size in the first
+    // ladder that runs (the table compares every backend's rows with them).
+    let mut peers_pending = opts.compare;
     if wants("cpu") {
         let cpu = CpuBackend::new();
         eprintln!("== backend cpu: {}", cpu.name());
         if let Some(log) = opts.demo_log {
             demo_proof(&cpu, log, opts.seed)?;
         }
-        // Peers run on the CPU too: each right after the sluice row of its op and size.
-        ladder(&cpu, "cpu", opts, opts.compare, &mut rows);
+        ladder(
+            &cpu,
+            "cpu",
+            opts,
+            std::mem::take(&mut peers_pending),
+            &mut rows,
+        );
         backends_run.push("cpu");
     }
     if wants("opencl") {
@@ -80,7 +88,13 @@ fn run(opts: &Options) -> Result<(), String> {
                 if let Some(log) = opts.demo_log {
                     demo_proof(&gpu, log, opts.seed)?;
                 }
-                ladder(&gpu, "opencl", opts, false, &mut rows);
+                ladder(
+                    &gpu,
+                    "opencl",
+                    opts,
+                    std::mem::take(&mut peers_pending),
+                    &mut rows,
+                );
                 for t in sluice_backend_opencl::OpenClBackend::program_build_times() {
                     eprintln!(
                         "   program {} on {}: {:.3} s ({:?})",

@@ -17,6 +17,12 @@
 //! `MimcLike<blstrs::Scalar>` itself; arkworks runs [`ArkMimc`], the same chain written as
 //! an arkworks `ConstraintSynthesizer`. Parameters come from each peer's own setup, untimed
 //! (its duration goes to stderr); the timed proof includes synthesis, as sluice's does.
+//!
+//! With the feature `compare-gpu` (the GPU machine's bundle), bellperson is built with its
+//! `opencl` path: its proof peer runs on the GPU (`bellperson-gpu`), and `bellperson-gpu`
+//! MSM peers time its `CpuGpuMultiexpKernel` (all GPU unless `BELLMAN_CPU_UTILIZATION` says
+//! otherwise), which uploads the bases on every call: compare them with the sluice rows
+//! that upload too (`--uploads`). Its kernels build once per process, untimed.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -47,10 +53,30 @@ fn time(reps: usize, f: impl FnMut() -> Result<(), String>) -> Result<Vec<Durati
 pub type PeerFn = fn(u32, u64, usize) -> Result<Vec<Duration>, String>;
 
 const NTT: &[(&str, PeerFn)] = &[("arkworks", ntt_arkworks)];
+#[cfg(not(feature = "compare-gpu"))]
 const MSM_G1: &[(&str, PeerFn)] = &[("blst", msm_g1_blst), ("arkworks", msm_g1_arkworks)];
+#[cfg(not(feature = "compare-gpu"))]
 const MSM_G2: &[(&str, PeerFn)] = &[("blst", msm_g2_blst), ("arkworks", msm_g2_arkworks)];
+#[cfg(not(feature = "compare-gpu"))]
 const PROOF: &[(&str, PeerFn)] = &[
     ("bellperson", proof_bellperson),
+    ("arkworks", proof_arkworks),
+];
+#[cfg(feature = "compare-gpu")]
+const MSM_G1: &[(&str, PeerFn)] = &[
+    ("bellperson-gpu", gpu::msm_g1_bellperson),
+    ("blst", msm_g1_blst),
+    ("arkworks", msm_g1_arkworks),
+];
+#[cfg(feature = "compare-gpu")]
+const MSM_G2: &[(&str, PeerFn)] = &[
+    ("bellperson-gpu", gpu::msm_g2_bellperson),
+    ("blst", msm_g2_blst),
+    ("arkworks", msm_g2_arkworks),
+];
+#[cfg(feature = "compare-gpu")]
+const PROOF: &[(&str, PeerFn)] = &[
+    ("bellperson-gpu", proof_bellperson),
     ("arkworks", proof_arkworks),
 ];
 
@@ -196,6 +222,83 @@ msm_peers!(
     g2_to_blst,
     g2_to_ark
 );
+
+/// bellperson's GPU multiexp as a peer (feature `compare-gpu`).
+#[cfg(feature = "compare-gpu")]
+mod gpu {
+    use std::hint::black_box;
+    use std::sync::{Arc, Mutex, OnceLock};
+    use std::time::{Duration, Instant};
+
+    use bellperson::gpu::CpuGpuMultiexpKernel;
+    use ec_gpu_gen::rust_gpu_tools::Device;
+    use ec_gpu_gen::threadpool::Worker;
+    use sluice_field::{Fr, G1Affine, G2Affine};
+
+    use super::{g1_inputs, g2_inputs, time};
+
+    /// A blstrs field element from a sluice one: the same Montgomery limbs (as blst's).
+    fn fp(x: sluice_field::Fq) -> blstrs::Fp {
+        blstrs::Fp::from_raw_unchecked(blst::blst_fp::from(x).l)
+    }
+
+    fn fp2(x: sluice_field::Fq2) -> blstrs::Fp2 {
+        blstrs::Fp2::new(fp(x.c0), fp(x.c1))
+    }
+
+    /// Identity as (0, 0) in both libraries.
+    fn g1(p: &G1Affine) -> blstrs::G1Affine {
+        blstrs::G1Affine::from_raw_unchecked(fp(p.x()), fp(p.y()), false)
+    }
+
+    fn g2(p: &G2Affine) -> blstrs::G2Affine {
+        blstrs::G2Affine::from_raw_unchecked(fp2(p.x()), fp2(p.y()), false)
+    }
+
+    macro_rules! gpu_msm {
+        ($fn:ident, $inputs:ident, $affine:ty, $convert:ident, $group:literal) => {
+            #[doc = concat!("The ", $group, " MSM peer: bellperson's GPU multiexp (bases")]
+            /// uploaded on every call, as bellperson does).
+            pub fn $fn(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
+                type Kernel = CpuGpuMultiexpKernel<'static, $affine>;
+                static KERNEL: OnceLock<Result<Mutex<Kernel>, String>> = OnceLock::new();
+                let kernel = KERNEL
+                    .get_or_init(|| {
+                        let start = Instant::now();
+                        let k = Kernel::create(&Device::all())
+                            .map(Mutex::new)
+                            .map_err(|e| format!("bellperson GPU kernels: {e}"));
+                        eprint!(
+                            "(bellperson {} kernels: {:.1?}, untimed) ",
+                            $group,
+                            start.elapsed()
+                        );
+                        k
+                    })
+                    .as_ref()
+                    .map_err(Clone::clone)?;
+                let (bases, scalars) = $inputs(log, seed);
+                let bases: Arc<Vec<$affine>> = Arc::new(bases.iter().map($convert).collect());
+                let exps: Arc<Vec<[u8; 32]>> =
+                    Arc::new(scalars.iter().map(Fr::to_bytes_le).collect());
+                let pool = Worker::new();
+                time(reps, || {
+                    let mut k = kernel
+                        .lock()
+                        .map_err(|_| "bellperson kernel lock poisoned")?;
+                    let sum = k
+                        .multiexp(&pool, bases.clone(), exps.clone(), 0)
+                        .map_err(|e| format!("bellperson GPU multiexp: {e}"))?;
+                    black_box(sum);
+                    Ok(())
+                })
+            }
+        };
+    }
+
+    gpu_msm!(msm_g1_bellperson, g1_inputs, blstrs::G1Affine, g1, "G1");
+    gpu_msm!(msm_g2_bellperson, g2_inputs, blstrs::G2Affine, g2, "G2");
+}
 
 /// Runs a peer's setup, reporting how long it took (it is not part of the timing).
 fn setup<T, E: std::fmt::Display>(

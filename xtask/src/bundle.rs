@@ -19,11 +19,12 @@ const TEST_TARGETS: [(&str, &str); 2] = [
     ("sluice-tests", "--test=differential_opencl"),
 ];
 
-/// The binaries that travel, by package: the benchmark runner and the residency and
+/// The binaries that travel, by package, with their features: the benchmark runner (with
+/// the peers, bellperson's GPU path among them, for `STEPS=peers`) and the residency and
 /// pipeline benchmark, both with the OpenCL backend.
-const BINARIES: [(&str, &str); 2] = [
-    ("sluice-bench", "sluice-bench"),
-    ("sluice-pipeline", "residency"),
+const BINARIES: [(&str, &str, &str); 2] = [
+    ("sluice-bench", "sluice-bench", "opencl,compare-gpu"),
+    ("sluice-pipeline", "residency", "opencl"),
 ];
 
 /// Builds the bundle into `target/device/` and returns its path.
@@ -36,14 +37,14 @@ pub fn bundle() -> Result<PathBuf, String> {
     let bin = out.join("bin");
     std::fs::create_dir_all(&bin).map_err(|e| format!("cannot create {}: {e}", bin.display()))?;
 
-    for (package, binary) in BINARIES {
+    for (package, binary, features) in BINARIES {
         run(Command::new(cargo()).args([
             "build",
             "--release",
             "-p",
             package,
             "--features",
-            "opencl",
+            features,
             "--bin",
             binary,
         ]))?;
@@ -137,7 +138,7 @@ fn set_executable(_: &Path) -> Result<(), String> {
 }
 
 /// The script that runs on the GPU machine. `STEPS` (default
-/// `unit,small,large,bench,multi,residency`) picks the steps; `OPS`, `SIZES` (sluice-bench
+/// `unit,small,large,bench,multi,residency`; `peers` on request) picks the steps; `OPS`, `SIZES` (sluice-bench
 /// `--sizes` flags), `REPS` and `DEVICES` (default `gpu0`) override the bench ladder;
 /// `MULTI_OPS`/`MULTI_SIZES` the every-GPU MSM ladder (`multi`, only where there are two or
 /// more GPUs); `RESIDENCY` the residency binary's flags.
@@ -193,6 +194,13 @@ if want multi && [ "$gpus" -ge 2 ]; then
         ${MULTI_SIZES:---sizes msm-g1=22,24,26 --sizes msm-g2=22,24} \
         --reps "${REPS:-3}" --devices gpus --out "$OUT/bench-multi"
 fi
+# Side by side with bellperson's GPU path (not by default: its kernels take minutes to
+# build cold). bellperson uploads bases per call: compare with the opencl+upload rows. It uses
+# every GPU it finds; run on a one-GPU machine for a one-GPU comparison.
+want peers && step "bench with peers (bellperson GPU)" bench-peers.log "$here/bin/sluice-bench" \
+    --backends opencl --compare --uploads --demo off --ops "${PEER_OPS:-msm-g1,msm-g2}" \
+    ${PEER_SIZES:---sizes msm-g1=20,22,24 --sizes msm-g2=20,22} \
+    --reps "${REPS:-3}" --devices "${DEVICES:-gpu0}" --out "$OUT/bench-peers"
 # Streaming vs in-memory proofs at 2^20 and 2^24 with a 1 GiB device budget, then the
 # pipeline's throughput and device busy fraction (one device worker per GPU).
 want residency && step "residency and pipeline" residency.log "$here/bin/residency" \
@@ -200,7 +208,7 @@ want residency && step "residency and pipeline" residency.log "$here/bin/residen
 
 echo "== logs in $OUT"
 printf '%s\n' "${summary[@]}"
-for log in bench.log bench-multi.log; do
+for log in bench.log bench-multi.log bench-peers.log; do
     [ -f "$OUT/$log" ] && { echo "== $log table"; sed -n '/^op /,$p' "$OUT/$log" | head -80; }
 done
 [ -f "$OUT/residency.log" ] && { echo "== residency"; cat "$OUT/residency.log"; }
