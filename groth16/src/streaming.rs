@@ -198,7 +198,9 @@ impl StreamingPlan {
     }
 
     /// The most device bytes the H computation holds at once: two vectors, or three chunks
-    /// and one segment.
+    /// and one segment. Tables a backend caches across calls (the OpenCL backend's
+    /// twiddles, O(√n) per size) are outside this figure, as are the MSMs' temporaries
+    /// ([`ComputeBackend::msm_scratch_bytes`]), which the pipeline's planner adds.
     pub fn device_bytes(&self) -> u64 {
         if self.two_vectors {
             return 2 * self.domain_size() as u64 * FR_BYTES;
