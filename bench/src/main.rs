@@ -21,7 +21,7 @@ use rand_core::{RngCore, SeedableRng};
 use sluice_backend::{BackendError, ComputeBackend, MemoryKind, NttOrder, Scalars, Transform};
 use sluice_backend_cpu::CpuBackend;
 use sluice_field::{Fr, G1Projective, G2Projective};
-use sluice_groth16::demo::MimcLike;
+use sluice_groth16::demo::{BitDecomposition, MimcLike};
 use sluice_groth16::{
     generate_benchmark_parameters, generate_random_parameters, prepare_verifying_key,
     prove_assignment, verify_proof, CircuitShape, ParameterSource, ProvingAssignment,
@@ -307,6 +307,38 @@ fn measure<B: ComputeBackend>(
             sluice_msm::msm_g2_vartime,
             "G2"
         ),
+        Op::Partition => {
+            let circuit = BitDecomposition::filling_domain(log, Some(opts.seed));
+            let cs = ProvingAssignment::synthesize(circuit).map_err(|e| e.to_string())?;
+            let params = generate_benchmark_parameters(&CircuitShape::of(&cs), &mut rng)
+                .map_err(|e| e.to_string())?;
+            // Synthesis is not timed: each run proves a copy made before its clock starts.
+            let mut prove = |source: &dyn ParameterSource<B>| -> Result<Vec<Duration>, String> {
+                let mut times = Vec::with_capacity(opts.reps);
+                for rep in 0..=opts.reps {
+                    let cs = cs.clone();
+                    let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
+                    backend.synchronize().map_err(e)?;
+                    let start = Instant::now();
+                    prove_assignment(cs, source, r, s, backend).map_err(|e| e.to_string())?;
+                    backend.synchronize().map_err(e)?;
+                    if rep > 0 {
+                        times.push(start.elapsed());
+                    }
+                }
+                Ok(times)
+            };
+            if uploads {
+                prove(&params)?
+            } else {
+                let resident =
+                    ResidentParameters::upload(&params, backend).map_err(|e| e.to_string())?;
+                drop(params);
+                backend.tracker().reset_peaks();
+                baseline = backend.tracker().current(MemoryKind::Device);
+                prove(&resident)?
+            }
+        }
         Op::Proof => {
             let x = scalars[0];
             let circuit = MimcLike::filling_domain(log, Some(x));

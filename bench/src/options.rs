@@ -14,11 +14,19 @@ pub enum Op {
     /// A whole Groth16 proof (synthesis included) of the demo circuit filling a domain of
     /// 2^k, with benchmark parameters resident in the backend.
     Proof,
+    /// One partition's prover work without synthesis (H and every MSM) on a boolean-heavy
+    /// witness ([`BitDecomposition`](sluice_groth16::demo::BitDecomposition)) filling a
+    /// domain of 2^k, benchmark parameters resident: issue 8's partition figure. Not in the
+    /// default op list (`--ops partition`).
+    Partition,
 }
 
 impl Op {
     /// Every operation, in the order they run.
-    pub const ALL: [Op; 4] = [Op::Ntt, Op::MsmG1, Op::MsmG2, Op::Proof];
+    pub const ALL: [Op; 5] = [Op::Ntt, Op::MsmG1, Op::MsmG2, Op::Proof, Op::Partition];
+
+    /// The operations a run measures unless `--ops` says otherwise.
+    pub const DEFAULT: [Op; 4] = [Op::Ntt, Op::MsmG1, Op::MsmG2, Op::Proof];
 
     /// The name used on the command line, in tables and in files.
     pub fn name(self) -> &'static str {
@@ -27,6 +35,7 @@ impl Op {
             Op::MsmG1 => "msm-g1",
             Op::MsmG2 => "msm-g2",
             Op::Proof => "proof",
+            Op::Partition => "partition",
         }
     }
 
@@ -37,6 +46,7 @@ impl Op {
             Op::MsmG1 => vec![10, 12, 14, 16],
             Op::MsmG2 => vec![10, 12, 14],
             Op::Proof => vec![10, 12, 14],
+            Op::Partition => vec![10, 12, 14],
         }
     }
 
@@ -83,7 +93,8 @@ pub struct Options {
 pub const USAGE: &str = "\
 usage: cargo xtask bench [options]
 
-  --ops LIST        operations, comma-separated: ntt, msm-g1, msm-g2, proof (default: all)
+  --ops LIST        operations, comma-separated: ntt, msm-g1, msm-g2, proof, partition
+                    (default: all but partition)
   --sizes LIST      log2 sizes for every op, e.g. 10,12,14 or 10..16 (default: per-op ladder)
   --sizes OP=LIST   log2 sizes for one op, e.g. --sizes ntt=20..27 (repeatable; wins over LIST)
   --backends LIST   cpu, opencl (default: cpu, plus opencl when a platform exists)
@@ -103,7 +114,7 @@ impl Options {
     /// Parses the arguments after the program name.
     pub fn parse(args: &[String]) -> Result<Options, String> {
         let mut opts = Options {
-            ops: Op::ALL.to_vec(),
+            ops: Op::DEFAULT.to_vec(),
             sizes: None,
             op_sizes: Vec::new(),
             backends: Vec::new(),
@@ -235,7 +246,7 @@ mod tests {
     #[test]
     fn defaults_and_flags() {
         let o = parse(&[]).unwrap();
-        assert_eq!(o.ops, Op::ALL.to_vec());
+        assert_eq!(o.ops, Op::DEFAULT.to_vec());
         assert_eq!(o.sizes_for(Op::Ntt), Op::Ntt.default_sizes());
         let o = parse(&["--ops", "msm-g1", "--sizes", "10..12", "--reps", "3"]).unwrap();
         assert_eq!(o.ops, vec![Op::MsmG1]);

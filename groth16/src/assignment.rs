@@ -30,7 +30,9 @@ pub struct Unsatisfied {
 /// A `ConstraintSystem<Fr>` that records what the prover needs (see the module docs).
 ///
 /// Use [`ProvingAssignment::synthesize`], which also adds the "one" input and the input
-/// constraints Groth16 setup adds, so its figures match the parameters.
+/// constraints Groth16 setup adds, so its figures match the parameters. A clone holds as
+/// much host memory again (benchmarks clone one assignment to prove it repeatedly).
+#[derive(Clone)]
 pub struct ProvingAssignment {
     a_aux_density: Density,
     b_input_density: Density,

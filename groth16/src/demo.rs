@@ -1,4 +1,6 @@
-//! A demo and benchmark circuit: a MiMC-like chain of cubings with a public start and end.
+//! Demo and benchmark circuits: a MiMC-like chain of cubings with a public start and end
+//! (dense, non-boolean witness), and a bit decomposition (boolean-heavy witness, as hashing
+//! gadgets make: what a Filecoin partition's MSM scalars look like).
 //!
 //! Generic over the scalar field, so the very same circuit runs on sluice (`sluice_field::Fr`)
 //! and on bellperson (`blstrs::Scalar`) — both speak bellpepper-core 0.2 — which is what a
@@ -94,11 +96,118 @@ impl<F: PrimeField> Circuit<F> for MimcLike<F> {
     }
 }
 
+/// Bits per word of [`BitDecomposition`].
+const WORD_BITS: usize = 64;
+
+/// `words` 64-bit words, each allocated with its bits: per word, 64 booleanity constraints
+/// `b (b - 1) = 0` and one packing constraint `(sum 2^i b_i) · 1 = x`. 64 of every 65
+/// auxiliary scalars are 0 or 1; A and B use the bits (density 64/65), C the words. The
+/// words are a fixed function of `seed` (`None`: the shape only, for setup). One public
+/// input: the constant one.
+#[derive(Clone, Debug)]
+pub struct BitDecomposition<F> {
+    /// The seed of the words, or `None` when only the shape is needed.
+    pub seed: Option<u64>,
+    /// The number of words.
+    pub words: usize,
+    _field: core::marker::PhantomData<F>,
+}
+
+impl<F: PrimeField> BitDecomposition<F> {
+    /// The circuit with the most words whose constraints (65 per word, plus the one-input
+    /// constraint Groth16 adds) fill a domain of 2^log_domain.
+    pub fn filling_domain(log_domain: u32, seed: Option<u64>) -> Self {
+        let n = 1usize << log_domain;
+        BitDecomposition {
+            seed,
+            words: n.saturating_sub(1) / (WORD_BITS + 1),
+            _field: core::marker::PhantomData,
+        }
+    }
+
+    /// Word `w`: splitmix64 of the seed and `w`.
+    fn word(seed: u64, w: usize) -> u64 {
+        let mut z = seed ^ (w as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+impl<F: PrimeField> Circuit<F> for BitDecomposition<F> {
+    fn synthesize<CS: ConstraintSystem<F>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let missing = || SynthesisError::AssignmentMissing;
+        for w in 0..self.words {
+            let mut cs = cs.namespace(|| format!("word {w}"));
+            let value = self.seed.map(|seed| Self::word(seed, w));
+            let mut packed = bellpepper_core::LinearCombination::zero();
+            let mut weight = F::ONE;
+            for i in 0..WORD_BITS {
+                let bit = value.map(|v| (v >> i) & 1 == 1);
+                let b = cs.alloc(
+                    || format!("bit {i}"),
+                    || {
+                        bit.map(|b| if b { F::ONE } else { F::ZERO })
+                            .ok_or_else(missing)
+                    },
+                )?;
+                cs.enforce(
+                    || format!("bit {i} is boolean"),
+                    |lc| lc + b,
+                    |lc| lc + b - CS::one(),
+                    |lc| lc,
+                );
+                packed = packed + (weight, b);
+                weight = weight.double();
+            }
+            let x = cs.alloc(|| "word", || value.map(F::from).ok_or_else(missing))?;
+            cs.enforce(|| "packing", |_| packed, |lc| lc + CS::one(), |lc| lc + x);
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ProvingAssignment;
     use sluice_field::Fr;
+
+    /// The bit decomposition fills its domain, is boolean-heavy, and proves and verifies.
+    #[test]
+    fn bit_decomposition_is_boolean_heavy_and_proves() {
+        use crate::{
+            create_random_proof, generate_random_parameters, prepare_verifying_key, verify_proof,
+        };
+        use ff::Field;
+        use rand_chacha::ChaCha20Rng;
+        use rand_core::SeedableRng;
+        use sluice_backend_cpu::CpuBackend;
+        let seed = 61;
+        let log = 9;
+        let c = BitDecomposition::<Fr>::filling_domain(log, Some(seed));
+        assert_eq!(c.words, 7);
+        let cs = ProvingAssignment::synthesize(c.clone()).unwrap();
+        assert_eq!(cs.num_constraints(), 7 * 65 + 1);
+        assert!(cs.num_constraints() <= 1 << log);
+        let aux = cs.aux_assignment();
+        let booleans = aux
+            .iter()
+            .filter(|v| **v == Fr::ZERO || **v == Fr::ONE)
+            .count();
+        assert!(
+            booleans >= aux.len() * 64 / 65,
+            "{booleans} of {}",
+            aux.len()
+        );
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let params =
+            generate_random_parameters(BitDecomposition::<Fr>::filling_domain(log, None), &mut rng)
+                .unwrap();
+        let proof = create_random_proof(c, &params, &mut rng, &CpuBackend::new()).unwrap();
+        let pvk = prepare_verifying_key(&params.vk);
+        assert!(verify_proof(&pvk, &proof, &[]).unwrap(), "seed {seed}");
+    }
 
     #[test]
     fn shape_and_inputs_agree_with_synthesis() {

@@ -138,7 +138,8 @@ fn set_executable(_: &Path) -> Result<(), String> {
 }
 
 /// The script that runs on the GPU machine. `STEPS` (default
-/// `unit,small,large,bench,multi,residency`; `peers` on request) picks the steps; `OPS`, `SIZES` (sluice-bench
+/// `unit,small,large,bench,multi,residency`; `peers` and `partition` on request) picks the
+/// steps; `OPS`, `SIZES` (sluice-bench
 /// `--sizes` flags), `REPS` and `DEVICES` (default `gpu0`) override the bench ladder;
 /// `MULTI_OPS`/`MULTI_SIZES` the every-GPU MSM ladder (`multi`, only where there are two or
 /// more GPUs); `RESIDENCY` the residency binary's flags.
@@ -201,6 +202,12 @@ want peers && step "bench with peers (bellperson GPU)" bench-peers.log "$here/bi
     --backends opencl --compare --uploads --demo off --ops "${PEER_OPS:-msm-g1,msm-g2}" \
     ${PEER_SIZES:---sizes msm-g1=20,22,24 --sizes msm-g2=20,22} \
     --reps "${REPS:-3}" --devices "${DEVICES:-gpu0}" --out "$OUT/bench-peers"
+# Issue 8's partition figure: prover work without synthesis on a boolean-heavy witness,
+# parameters resident (not by default: 2^27 needs ~77 GB of parameters on the host and the
+# device, and about 100 GB of host memory in all: take the two-GPU machine's 256 GB).
+want partition && step "partition" partition.log "$here/bin/sluice-bench" --backends opencl \
+    --ops partition --demo off --sizes "${PARTITION_SIZES:-24,26,27}" --reps "${REPS:-2}" \
+    --devices "${DEVICES:-gpu0}" --out "$OUT/partition"
 # Streaming vs in-memory proofs at 2^20 and 2^24 with a 1 GiB device budget, then the
 # pipeline's throughput and device busy fraction (one device worker per GPU).
 want residency && step "residency and pipeline" residency.log "$here/bin/residency" \
@@ -208,7 +215,7 @@ want residency && step "residency and pipeline" residency.log "$here/bin/residen
 
 echo "== logs in $OUT"
 printf '%s\n' "${summary[@]}"
-for log in bench.log bench-multi.log bench-peers.log; do
+for log in bench.log bench-multi.log bench-peers.log partition.log; do
     [ -f "$OUT/$log" ] && { echo "== $log table"; sed -n '/^op /,$p' "$OUT/$log" | head -80; }
 done
 [ -f "$OUT/residency.log" ] && { echo "== residency"; cat "$OUT/residency.log"; }
