@@ -317,6 +317,12 @@ pub fn compute_h_two_vectors<B: ComputeBackend>(
     mut b: HostVector,
 ) -> Result<B::FrBuffer, Groth16Error> {
     let n = a.len();
+    if !n.is_power_of_two() || n < 2 {
+        return Err(BackendError::InvalidInput(format!(
+            "two-vector H needs a power-of-two domain of at least 2 points, got {n}"
+        ))
+        .into());
+    }
     sluice_backend::check_len("two-vector H: b", n, b.len())?;
     // Evaluations on the domain -> coefficients (bit-reversed) -> coset evaluations.
     let to_coset = |buf: &mut B::FrBuffer| -> Result<(), BackendError> {
@@ -701,6 +707,26 @@ mod tests {
                 "two vectors, seed {seed}, n {n}"
             );
         }
+    }
+
+    #[test]
+    fn two_vector_h_refuses_bad_lengths() {
+        let tracker = MemoryTracker::default();
+        let backend = CpuBackend::with_tracker(tracker.clone());
+        for (la, lb) in [(0, 0), (1, 1), (12, 12), (8, 7)] {
+            let a = HostVector::zeroed(&tracker, "a", la).unwrap();
+            let b = HostVector::zeroed(&tracker, "b", lb).unwrap();
+            assert!(
+                matches!(
+                    compute_h_two_vectors(&backend, a, b),
+                    Err(Groth16Error::Backend(
+                        BackendError::InvalidInput(_) | BackendError::LengthMismatch { .. }
+                    ))
+                ),
+                "lengths {la}, {lb}"
+            );
+        }
+        assert_eq!(tracker.current(MemoryKind::Device), 0);
     }
 
     #[test]
