@@ -43,9 +43,7 @@ pub use source::{
     Bases, G1Query, HostParameters, MappedParameters, ParameterSource, QueryLengths,
     ResidentParameters,
 };
-pub use streaming::{
-    compute_h_streaming, compute_h_two_vectors, msm_chunked_vartime, HostVector, StreamingPlan,
-};
+pub use streaming::{compute_h_streaming, compute_h_two_vectors, HostVector, StreamingPlan};
 pub use verifier::{
     prepare_verifying_key, verify_proof, verify_proofs_batch, PreparedVerifyingKey,
 };

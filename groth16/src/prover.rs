@@ -1,21 +1,23 @@
 //! The prover, generic over the compute backend.
 
+use std::borrow::Cow;
+use std::ops::Range;
+
 use bellpepper_core::Circuit;
 use ff::{Field, PrimeField};
 use rand_core::RngCore;
 use rayon::prelude::*;
 use sluice_backend::{
-    ComputeBackend, Density, MemoryKind, MemoryReport, MemoryTracker, NttOrder, Scalars, Transform,
+    BackendError, ComputeBackend, Density, MemoryKind, MemoryReport, MemoryTracker, NttOrder,
+    Scalars, Transform,
 };
 use sluice_field::{Fr, G1Projective, G2Projective};
 
 use crate::assignment::ProvingAssignment;
 use crate::generator::domain_size;
 use crate::params::Proof;
-use crate::source::{G1Query, ParameterSource};
-use crate::streaming::{
-    compute_h_streaming, compute_h_two_vectors, msm_chunked_vartime, HostVector, StreamingPlan,
-};
+use crate::source::{Bases, G1Query, ParameterSource};
+use crate::streaming::{compute_h_streaming, compute_h_two_vectors, HostVector, StreamingPlan};
 use crate::Groth16Error;
 
 /// How the prover computes H.
@@ -43,6 +45,51 @@ pub struct ProverConfig {
     /// `None`: the backend's tracker, as [`MemoryKind::Host`]. Its peaks are reset when the
     /// proof starts.
     pub host_tracker: Option<MemoryTracker>,
+    /// Most scalars per MSM call, or `None` for whole queries (four-step streaming H then
+    /// batches h by its chunk). With parameters on the host each batch uploads only its own
+    /// bases, so the device holds one batch of bases and its MSM scratch at a time: how a
+    /// device smaller than the parameters proves. h is then read back to the host first.
+    pub msm_batch_len: Option<usize>,
+}
+
+/// `sum_i scalars[i] · base` over the scalars `density` keeps (all without one), paired in
+/// order with a query's bases from `skip`, in MSMs of at most `batch` scalars (one MSM
+/// without). `bases_for(range)` gives bases holding points `range` of the query and where
+/// `range.start` lies in them; `msm` is the backend's MSM of the group.
+///
+/// # Security
+/// Variable time, as [`ComputeBackend::msm_g1_vartime`].
+fn msm_batched_vartime<'p, T: 'p, G: group::Group>(
+    scalars: &[Fr],
+    density: Option<&Density>,
+    skip: usize,
+    batch: Option<usize>,
+    mut bases_for: impl FnMut(Range<usize>) -> Result<(Bases<'p, T>, usize), Groth16Error>,
+    mut msm: impl FnMut(&T, usize, &[Fr], Option<&Density>) -> Result<G, BackendError>,
+) -> Result<G, Groth16Error> {
+    let n = scalars.len();
+    if let Some(d) = density {
+        sluice_backend::check_len("msm scalars (density length)", d.len(), n)?;
+    }
+    let len = batch.unwrap_or(n).max(1);
+    let mut acc = G::identity();
+    let mut base = skip;
+    let mut s0 = 0;
+    while s0 < n {
+        let s1 = (s0 + len).min(n);
+        let sub: Option<Cow<'_, Density>> = density.map(|d| match (s0, s1) {
+            (0, end) if end == n => Cow::Borrowed(d),
+            _ => Cow::Owned((s0..s1).map(|i| d.get(i)).collect()),
+        });
+        let used = sub.as_deref().map_or(s1 - s0, Density::count_ones);
+        if used > 0 {
+            let (bases, at) = bases_for(base..base + used)?;
+            acc += msm(&bases, at, &scalars[s0..s1], sub.as_deref())?;
+            base += used;
+        }
+        s0 = s1;
+    }
+    Ok(acc)
 }
 
 /// What one proof held, as the trackers saw it.
@@ -209,17 +256,38 @@ pub fn b_g2_msm<B: ComputeBackend>(
     backend: &B,
     bases: &B::G2Bases,
 ) -> Result<G2Projective, Groth16Error> {
-    let inputs = cs.input_assignment();
+    b_g2_msm_batched(cs, backend, None, |range| {
+        Ok((Bases::Resident(bases), range.start))
+    })
+}
+
+/// The b_g2 MSM in batches (see [`ProverConfig::msm_batch_len`]), its bases from
+/// `bases_for` (as [`ParameterSource::b_g2_bases_range`] gives them).
+fn b_g2_msm_batched<'p, B: ComputeBackend + 'p>(
+    cs: &ProvingAssignment,
+    backend: &B,
+    batch: Option<usize>,
+    mut bases_for: impl FnMut(Range<usize>) -> Result<(Bases<'p, B::G2Bases>, usize), Groth16Error>,
+) -> Result<G2Projective, Groth16Error> {
+    let msm = |bases: &B::G2Bases, at, s: &[Fr], d: Option<&Density>| {
+        backend.msm_g2_vartime(bases, at, Scalars::Host(s), d)
+    };
     let b_inputs_used = cs.b_input_density().count_ones();
-    Ok(
-        backend.msm_g2_vartime(bases, 0, Scalars::Host(inputs), Some(cs.b_input_density()))?
-            + backend.msm_g2_vartime(
-                bases,
-                b_inputs_used,
-                Scalars::Host(cs.aux_assignment()),
-                Some(cs.b_aux_density()),
-            )?,
-    )
+    Ok(msm_batched_vartime(
+        cs.input_assignment(),
+        Some(cs.b_input_density()),
+        0,
+        batch,
+        &mut bases_for,
+        msm,
+    )? + msm_batched_vartime(
+        cs.aux_assignment(),
+        Some(cs.b_aux_density()),
+        b_inputs_used,
+        batch,
+        &mut bases_for,
+        msm,
+    )?)
 }
 
 /// [`prove_assignment`] with options: how H is computed and where host memory is counted
@@ -245,13 +313,36 @@ where
     host_tracker.reset_peaks();
     let device_baseline_bytes = tracker.current(MemoryKind::Device);
 
+    let batch = config.msm_batch_len;
+    let g1 = |query, skip, scalars: &[Fr], density, batch| {
+        msm_batched_vartime(
+            scalars,
+            density,
+            skip,
+            batch,
+            |range| params.g1_bases_range(backend, query, range),
+            |bases, at, s, d| backend.msm_g1_vartime(bases, at, Scalars::Host(s), d),
+        )
+    };
+    // h's MSM over its first n - 1 coefficients (the top one is zero) from the host.
+    let h_from_host = |h: &[Fr], batch| g1(G1Query::H, 0, &h[..n - 1], None, batch);
+    // h left on the device: one MSM there, or read back for batches.
+    let h_on_device = |h_buf: B::FrBuffer| -> Result<G1Projective, Groth16Error> {
+        if batch.is_none() {
+            return h_msm_on_device(backend, params, &h_buf, n);
+        }
+        let mut h = HostVector::zeroed(host_tracker, "h", n)?;
+        backend.read_fr(&h_buf, 0, &mut h)?;
+        drop(h_buf);
+        h_from_host(&h, batch)
+    };
+
     let (a, b) = cs.take_ab();
     let h = match config.h_mode {
         HMode::InMemory => {
             let a = HostVector::track(host_tracker, "a", a)?;
             let b = HostVector::track(host_tracker, "b", b)?;
-            let h_buf = compute_h(backend, a, b, n)?;
-            h_msm_on_device(backend, params, &h_buf, n)?
+            h_on_device(compute_h(backend, a, b, n)?)?
         }
         HMode::Streaming {
             device_budget_bytes,
@@ -263,47 +354,40 @@ where
             };
             let (a, b) = (pad(a, "a")?, pad(b, "b")?);
             if plan.holds_two_vectors() {
-                let h_buf = compute_h_two_vectors(backend, a, b)?;
-                h_msm_on_device(backend, params, &h_buf, n)?
+                h_on_device(compute_h_two_vectors(backend, a, b)?)?
             } else {
                 let h = compute_h_streaming(backend, host_tracker, a, b, &plan)?;
-                let bases = params.g1_bases(backend, G1Query::H)?;
-                msm_chunked_vartime(backend, &bases, &h[..n - 1], plan.chunk_len())?
+                h_from_host(&h, Some(batch.unwrap_or(plan.chunk_len())))?
             }
         }
     };
 
     let inputs = cs.input_assignment();
     let aux = cs.aux_assignment();
-    let l = {
-        let bases = params.g1_bases(backend, G1Query::L)?;
-        backend.msm_g1_vartime(&bases, 0, Scalars::Host(aux), None)?
-    };
-    let a = {
-        let bases = params.g1_bases(backend, G1Query::A)?;
-        // Inputs are all used in A (the input constraints).
-        backend.msm_g1_vartime(&bases, 0, Scalars::Host(inputs), None)?
-            + backend.msm_g1_vartime(
-                &bases,
-                inputs.len(),
-                Scalars::Host(aux),
-                Some(cs.a_aux_density()),
-            )?
-    };
-    let b_g1 = {
-        let b_inputs_used = cs.b_input_density().count_ones();
-        let bases = params.g1_bases(backend, G1Query::BG1)?;
-        backend.msm_g1_vartime(&bases, 0, Scalars::Host(inputs), Some(cs.b_input_density()))?
-            + backend.msm_g1_vartime(
-                &bases,
-                b_inputs_used,
-                Scalars::Host(aux),
-                Some(cs.b_aux_density()),
-            )?
-    };
+    let l = g1(G1Query::L, 0, aux, None, batch)?;
+    // Inputs are all used in A (the input constraints).
+    let a = g1(G1Query::A, 0, inputs, None, batch)?
+        + g1(
+            G1Query::A,
+            inputs.len(),
+            aux,
+            Some(cs.a_aux_density()),
+            batch,
+        )?;
+    let b_inputs_used = cs.b_input_density().count_ones();
+    let b_g1 = g1(G1Query::BG1, 0, inputs, Some(cs.b_input_density()), batch)?
+        + g1(
+            G1Query::BG1,
+            b_inputs_used,
+            aux,
+            Some(cs.b_aux_density()),
+            batch,
+        )?;
     let b_g2 = match b_g2 {
         Some(b_g2) => b_g2,
-        None => b_g2_msm(&cs, backend, &*params.b_g2_bases(backend)?)?,
+        None => b_g2_msm_batched(&cs, backend, batch, |range| {
+            params.b_g2_bases_range(backend, range)
+        })?,
     };
     let report = ProofReport {
         domain_size: n,
@@ -399,4 +483,87 @@ where
         .zip(blinding)
         .map(|(cs, (r, s))| Ok(prove_assignment(cs, params, r, s, backend)?.0))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+    use sluice_backend_cpu::{CpuBackend, CpuBases};
+
+    /// Batches of every size, with and without a density and a skip, and with the bases
+    /// of each batch uploaded alone, give the one-call sum.
+    #[test]
+    fn batched_msms_equal_the_naive_sum() {
+        let seed = 74;
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let backend = CpuBackend::new();
+        let points: Vec<_> = (0..45)
+            .map(|_| (G1Projective::generator() * Fr::random(&mut rng)).to_affine())
+            .collect();
+        let resident = backend.upload_g1_bases("q", &points).unwrap();
+        let scalars: Vec<Fr> = (0..37).map(|_| Fr::random(&mut rng)).collect();
+        let density: Density = (0..37).map(|i| i % 3 != 1).collect();
+        let skip = 4;
+        for masked in [false, true] {
+            let mut next = skip;
+            let naive: G1Projective = scalars
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !masked || density.get(*i))
+                .map(|(_, s)| {
+                    next += 1;
+                    G1Projective::from(points[next - 1]) * s
+                })
+                .sum();
+            let d = masked.then_some(&density);
+            let msm = |bases: &CpuBases<_>, at, s: &[Fr], d: Option<&Density>| {
+                backend.msm_g1_vartime(bases, at, Scalars::Host(s), d)
+            };
+            for batch in [None, Some(1), Some(5), Some(16), Some(37), Some(64)] {
+                let whole = msm_batched_vartime(
+                    &scalars,
+                    d,
+                    skip,
+                    batch,
+                    |range| Ok((Bases::Resident(&resident), range.start)),
+                    msm,
+                )
+                .unwrap();
+                assert_eq!(
+                    whole, naive,
+                    "seed {seed}, batch {batch:?}, masked {masked}"
+                );
+                let per_batch = msm_batched_vartime(
+                    &scalars,
+                    d,
+                    skip,
+                    batch,
+                    |range| {
+                        let b = backend.upload_g1_bases("batch", &points[range]).unwrap();
+                        Ok((Bases::Uploaded(b), 0))
+                    },
+                    msm,
+                )
+                .unwrap();
+                assert_eq!(
+                    per_batch, naive,
+                    "seed {seed}, batch {batch:?}, masked {masked}"
+                );
+            }
+        }
+        let short: Density = (0..36).map(|_| true).collect();
+        assert!(msm_batched_vartime(
+            &scalars,
+            Some(&short),
+            0,
+            None,
+            |range| Ok((Bases::Resident(&resident), range.start)),
+            |bases: &CpuBases<_>, at, s: &[Fr], d: Option<&Density>| {
+                backend.msm_g1_vartime(bases, at, Scalars::Host(s), d)
+            },
+        )
+        .is_err());
+    }
 }

@@ -3,11 +3,11 @@
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::ops::Deref;
+use std::ops::{Deref, Range};
 use std::path::Path;
 
 use memmap2::Mmap;
-use sluice_backend::ComputeBackend;
+use sluice_backend::{BackendError, ComputeBackend};
 use sluice_field::{G1Affine, G2Affine};
 
 use crate::io::{decode_points, FilePoint, OffsetReader};
@@ -82,6 +82,48 @@ pub trait ParameterSource<B: ComputeBackend> {
     fn g1_bases(&self, backend: &B, query: G1Query) -> Result<Bases<'_, B::G1Bases>, Groth16Error>;
     /// The `b_g2` bases, resident in `backend`.
     fn b_g2_bases(&self, backend: &B) -> Result<Bases<'_, B::G2Bases>, Groth16Error>;
+
+    /// Bases holding points `range` of a G1 query, and the index of `range.start` in them:
+    /// by default the whole query ([`g1_bases`](Self::g1_bases)) and `range.start`; host
+    /// parameters upload the range alone (index 0), which is how a batched MSM keeps one
+    /// batch of bases on the device.
+    fn g1_bases_range(
+        &self,
+        backend: &B,
+        query: G1Query,
+        range: Range<usize>,
+    ) -> Result<(Bases<'_, B::G1Bases>, usize), Groth16Error> {
+        Ok((self.g1_bases(backend, query)?, range.start))
+    }
+
+    /// [`g1_bases_range`](Self::g1_bases_range) for `b_g2`.
+    fn b_g2_bases_range(
+        &self,
+        backend: &B,
+        range: Range<usize>,
+    ) -> Result<(Bases<'_, B::G2Bases>, usize), Groth16Error> {
+        Ok((self.b_g2_bases(backend)?, range.start))
+    }
+}
+
+/// `points[range]`, or an error naming the query when the range runs past its end.
+fn slice_range<'a, T: Clone>(
+    points: Cow<'a, [T]>,
+    range: Range<usize>,
+    what: &'static str,
+) -> Result<Cow<'a, [T]>, Groth16Error> {
+    if range.start > range.end || range.end > points.len() {
+        return Err(BackendError::LengthMismatch {
+            what,
+            expected: points.len(),
+            got: range.end,
+        }
+        .into());
+    }
+    Ok(match points {
+        Cow::Borrowed(p) => Cow::Borrowed(&p[range]),
+        Cow::Owned(p) => Cow::Owned(p[range].to_vec()),
+    })
 }
 
 /// Parameters whose points live on the host (in memory or in a mapped file): a
@@ -95,6 +137,21 @@ pub trait HostParameters {
     fn g1_points(&self, query: G1Query) -> Result<Cow<'_, [G1Affine]>, Groth16Error>;
     /// The `b_g2` points.
     fn b_g2_points(&self) -> Result<Cow<'_, [G2Affine]>, Groth16Error>;
+
+    /// Points `range` of a G1 query; the default slices [`g1_points`](Self::g1_points) (a
+    /// file-backed source decodes the range alone).
+    fn g1_points_range(
+        &self,
+        query: G1Query,
+        range: Range<usize>,
+    ) -> Result<Cow<'_, [G1Affine]>, Groth16Error> {
+        slice_range(self.g1_points(query)?, range, "parameter query range")
+    }
+
+    /// Points `range` of `b_g2`; the default slices [`b_g2_points`](Self::b_g2_points).
+    fn b_g2_points_range(&self, range: Range<usize>) -> Result<Cow<'_, [G2Affine]>, Groth16Error> {
+        slice_range(self.b_g2_points()?, range, "parameter query range")
+    }
 }
 
 impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
@@ -113,6 +170,29 @@ impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
     fn b_g2_bases(&self, backend: &B) -> Result<Bases<'_, B::G2Bases>, Groth16Error> {
         let points = self.b_g2_points()?;
         Ok(Bases::Uploaded(backend.upload_g2_bases("b_g2", &points)?))
+    }
+    fn g1_bases_range(
+        &self,
+        backend: &B,
+        query: G1Query,
+        range: Range<usize>,
+    ) -> Result<(Bases<'_, B::G1Bases>, usize), Groth16Error> {
+        let points = self.g1_points_range(query, range)?;
+        Ok((
+            Bases::Uploaded(backend.upload_g1_bases(query.name(), &points)?),
+            0,
+        ))
+    }
+    fn b_g2_bases_range(
+        &self,
+        backend: &B,
+        range: Range<usize>,
+    ) -> Result<(Bases<'_, B::G2Bases>, usize), Groth16Error> {
+        let points = self.b_g2_points_range(range)?;
+        Ok((
+            Bases::Uploaded(backend.upload_g2_bases("b_g2", &points)?),
+            0,
+        ))
     }
 }
 
@@ -219,13 +299,32 @@ impl MappedParameters {
     }
 
     fn decode<P: FilePoint>(&self, index: usize, name: &str) -> Result<Vec<P>, Groth16Error> {
+        self.decode_range(index, name, 0..self.sections[index].1)
+    }
+
+    /// Points `range` of section `index`.
+    fn decode_range<P: FilePoint>(
+        &self,
+        index: usize,
+        name: &str,
+        range: Range<usize>,
+    ) -> Result<Vec<P>, Groth16Error> {
         let (start, len) = self.sections[index];
+        if range.start > range.end || range.end > len {
+            return Err(BackendError::LengthMismatch {
+                what: "parameter query range",
+                expected: len,
+                got: range.end,
+            }
+            .into());
+        }
+        let first = start + range.start * P::UNCOMPRESSED;
         decode_points(
-            &self.mmap[start..start + len * P::UNCOMPRESSED],
-            start as u64,
+            &self.mmap[first..start + range.end * P::UNCOMPRESSED],
+            first as u64,
             self.checked,
             name,
-            0,
+            range.start,
         )
     }
 
@@ -262,6 +361,20 @@ impl HostParameters for MappedParameters {
     }
     fn b_g2_points(&self) -> Result<Cow<'_, [G2Affine]>, Groth16Error> {
         Ok(Cow::Owned(self.decode(4, "b_g2")?))
+    }
+    fn g1_points_range(
+        &self,
+        query: G1Query,
+        range: Range<usize>,
+    ) -> Result<Cow<'_, [G1Affine]>, Groth16Error> {
+        Ok(Cow::Owned(self.decode_range(
+            query as usize,
+            query.name(),
+            range,
+        )?))
+    }
+    fn b_g2_points_range(&self, range: Range<usize>) -> Result<Cow<'_, [G2Affine]>, Groth16Error> {
+        Ok(Cow::Owned(self.decode_range(4, "b_g2", range)?))
     }
 }
 

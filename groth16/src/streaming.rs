@@ -49,10 +49,9 @@ use std::ops::{Deref, DerefMut, Range};
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
 use sluice_backend::{
-    Allocation, BackendError, ComputeBackend, MemoryKind, MemoryTracker, NttOrder, Scalars,
-    Transform,
+    Allocation, BackendError, ComputeBackend, MemoryKind, MemoryTracker, NttOrder, Transform,
 };
-use sluice_field::{Fr, G1Projective};
+use sluice_field::Fr;
 
 use crate::generator::omega;
 use crate::Groth16Error;
@@ -491,25 +490,6 @@ fn inverse(x: Fr, what: &'static str) -> Result<Fr, Groth16Error> {
     Option::from(x.invert()).ok_or(Groth16Error::DegenerateSetup(what))
 }
 
-/// `sum_i h[i] * bases[i]` over the first `len` scalars of `h`, in MSMs of at most `chunk`
-/// scalars (over base ranges selected with `skip`), so a backend never holds more than one
-/// chunk of h.
-///
-/// # Security
-/// Variable time, as [`ComputeBackend::msm_g1_vartime`].
-pub fn msm_chunked_vartime<B: ComputeBackend>(
-    backend: &B,
-    bases: &B::G1Bases,
-    h: &[Fr],
-    chunk: usize,
-) -> Result<G1Projective, BackendError> {
-    let mut acc = G1Projective::identity();
-    for (k, part) in h.chunks(chunk.max(1)).enumerate() {
-        acc += backend.msm_g1_vartime(bases, k * chunk, Scalars::Host(part), None)?;
-    }
-    Ok(acc)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -744,29 +724,5 @@ mod tests {
                 ..
             }))
         ));
-    }
-
-    #[test]
-    fn chunked_msm_equals_one_msm() {
-        let seed = 72;
-        let mut rng = ChaCha20Rng::seed_from_u64(seed);
-        let backend = CpuBackend::new();
-        let points: Vec<_> = (0..37)
-            .map(|_| (G1Projective::generator() * Fr::random(&mut rng)).to_affine())
-            .collect();
-        let bases = backend.upload_g1_bases("h", &points).unwrap();
-        let h = random(37, &mut rng);
-        let naive: G1Projective = points
-            .iter()
-            .zip(&h)
-            .map(|(p, s)| G1Projective::from(*p) * s)
-            .sum();
-        for chunk in [1, 5, 16, 37, 64] {
-            assert_eq!(
-                msm_chunked_vartime(&backend, &bases, &h, chunk).unwrap(),
-                naive,
-                "seed {seed}, chunk {chunk}"
-            );
-        }
     }
 }

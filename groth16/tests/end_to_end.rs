@@ -173,6 +173,17 @@ fn large_circuit_verifies_and_rejects_tampering() {
     let backend = CpuBackend::new();
     let proof = create_random_proof(f.circuit.clone(), &mapped, &mut r, &backend).unwrap();
     assert!(verify_proof(&pvk, &proof, &f.inputs).unwrap());
+    // Ranges decode alone and equal the slices of the whole query; past the end is an error.
+    for (query, points) in [(G1Query::H, &f.params.h), (G1Query::L, &f.params.l)] {
+        let len = points.len();
+        for range in [0..0, 0..len, 1..len / 2 + 1, len - 1..len] {
+            let got = mapped.g1_points_range(query, range.clone()).unwrap();
+            assert_eq!(&got[..], &points[range.clone()], "{query:?} {range:?}");
+        }
+        assert!(mapped.g1_points_range(query, len - 1..len + 1).is_err());
+    }
+    let b_g2 = mapped.b_g2_points_range(1..3).unwrap();
+    assert_eq!(&b_g2[..], &f.params.b_g2[1..3]);
     // A truncated file is rejected at open, naming where the data ends.
     std::fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
     assert!(matches!(

@@ -8,7 +8,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sluice_backend::{ComputeBackend, MemoryKind, MemoryTracker};
 use sluice_backend_cpu::CpuBackend;
-use sluice_field::Fr;
+use sluice_field::{Fr, G2Affine};
 use sluice_groth16::demo::MimcLike;
 use sluice_groth16::*;
 
@@ -41,6 +41,7 @@ fn streaming_proofs_verify_equal_in_memory_ones_and_respect_residency_bounds() {
             let config = ProverConfig {
                 h_mode,
                 host_tracker: Some(MemoryTracker::default()),
+                ..ProverConfig::default()
             };
             prove_assignment_with(cs, &resident, r, s, &backend, &config, None).unwrap()
         };
@@ -118,7 +119,7 @@ fn a_budget_below_one_row_is_refused_before_any_work() {
         h_mode: HMode::Streaming {
             device_budget_bytes: 100,
         },
-        host_tracker: None,
+        ..ProverConfig::default()
     };
     let r = prove_assignment_with(cs, &params, Fr::ONE, Fr::ONE, &backend, &config, None);
     assert!(matches!(
@@ -131,4 +132,69 @@ fn a_budget_below_one_row_is_refused_before_any_work() {
         ))
     ));
     assert_eq!(backend.tracker().current(MemoryKind::Device), 0);
+}
+
+/// With host parameters and MSMs in batches of 64 scalars, a device limit far below one
+/// query of bases (a 2^10 domain: 1023 h bases) still proves: the proof verifies and equals
+/// the unbatched one, and the tracked device peak stays within the limit. Without batches
+/// the same limit is refused.
+#[test]
+fn batched_msms_prove_with_less_device_memory_than_a_query() {
+    let seed = 94;
+    let log_n = 10;
+    let n = 1u64 << log_n;
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let params =
+        generate_random_parameters(MimcLike::<Fr>::filling_domain(log_n, None), &mut rng).unwrap();
+    let pvk = prepare_verifying_key(&params.vk);
+    let x = Fr::random(&mut rng);
+    let circuit = MimcLike::filling_domain(log_n, Some(x));
+    let inputs = MimcLike::public_inputs(x, circuit.rounds);
+    let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
+    let batch = 64u64;
+    // Four-step H within half a vector; one batch of G2 bases (the largest) within the rest.
+    let budget = n * 32 / 2;
+    let limit = budget.max(batch * std::mem::size_of::<G2Affine>() as u64);
+    assert!(limit < (n - 1) * std::mem::size_of::<sluice_field::G1Affine>() as u64);
+    let prove = |msm_batch_len, limit: Option<u64>| {
+        let tracker = MemoryTracker::default();
+        tracker.set_limit(MemoryKind::Device, limit);
+        let backend = CpuBackend::with_tracker(tracker.clone());
+        let cs = ProvingAssignment::synthesize(circuit.clone()).unwrap();
+        let config = ProverConfig {
+            h_mode: HMode::Streaming {
+                device_budget_bytes: budget,
+            },
+            msm_batch_len,
+            ..ProverConfig::default()
+        };
+        let proof = prove_assignment_with(cs, &params, r, s, &backend, &config, None);
+        (proof, tracker.peak(MemoryKind::Device))
+    };
+    let (batched, peak) = prove(Some(batch as usize), Some(limit));
+    let (batched, _) = batched.unwrap();
+    assert!(
+        peak <= limit,
+        "seed {seed}: device peak {peak} > limit {limit}"
+    );
+    assert!(
+        verify_proof(&pvk, &batched, &inputs).unwrap(),
+        "seed {seed}"
+    );
+    let (whole, _) = prove(None, None);
+    assert_eq!(
+        whole.unwrap().0,
+        batched,
+        "same r, s: the same proof (seed {seed})"
+    );
+    let (refused, _) = prove(None, Some(limit));
+    assert!(
+        matches!(
+            refused,
+            Err(Groth16Error::Backend(
+                sluice_backend::BackendError::OutOfMemory { .. }
+            ))
+        ),
+        "seed {seed}: whole queries should not fit the limit"
+    );
 }

@@ -343,7 +343,7 @@ impl Pipeline {
                 ready: Arc::clone(&ready_rx),
                 config: ProverConfig {
                     h_mode: plan.h_mode,
-                    host_tracker: None,
+                    ..ProverConfig::default()
                 },
                 stats: Arc::clone(&stats),
                 device: d,

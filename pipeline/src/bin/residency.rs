@@ -124,6 +124,7 @@ fn prove_one<B: ComputeBackend>(
     let config = ProverConfig {
         h_mode: mode,
         host_tracker: Some(MemoryTracker::default()),
+        ..ProverConfig::default()
     };
     let t = Instant::now();
     let (proof, report) = prove_assignment_with(cs, params, r, s, backend, &config, None)
