@@ -4,12 +4,11 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use bellpepper_core::Circuit;
-use ff::{Field, PrimeField};
+use ff::Field;
 use rand_core::RngCore;
 use rayon::prelude::*;
 use sluice_backend::{
-    BackendError, ComputeBackend, Density, MemoryKind, MemoryReport, MemoryTracker, NttOrder,
-    Scalars, Transform,
+    BackendError, ComputeBackend, Density, MemoryKind, MemoryReport, MemoryTracker, Scalars,
 };
 use sluice_field::{Fr, G1Projective, G2Projective};
 
@@ -17,7 +16,9 @@ use crate::assignment::ProvingAssignment;
 use crate::generator::domain_size;
 use crate::params::Proof;
 use crate::source::{Bases, G1Query, ParameterSource};
-use crate::streaming::{compute_h_streaming, compute_h_two_vectors, HostVector, StreamingPlan};
+use crate::streaming::{
+    compute_h_streaming, compute_h_two_vectors, quotient_to_h, to_coset, HostVector, StreamingPlan,
+};
 use crate::Groth16Error;
 
 /// How the prover computes H.
@@ -194,22 +195,14 @@ pub fn compute_h<B: ComputeBackend>(
     let mut c_buf = upload("c", &a)?;
     drop(a);
     backend.mul_assign(&mut c_buf, &b_buf)?;
-    // Evaluations on the domain -> coefficients -> evaluations on the coset; the
-    // intermediate bit-reversed order saves two permutations per vector.
     for buf in [&mut a_buf, &mut b_buf, &mut c_buf] {
-        backend.transform(buf, Transform::Intt, NttOrder::NaturalToBitReversed)?;
-        backend.transform(buf, Transform::CosetNtt, NttOrder::BitReversedToNatural)?;
+        to_coset(backend, buf)?;
     }
     backend.mul_assign(&mut a_buf, &b_buf)?;
     drop(b_buf);
     backend.sub_assign(&mut a_buf, &c_buf)?;
     drop(c_buf);
-    // Z(x) = x^n - 1 is the constant g^n - 1 on the coset gH.
-    let z = Fr::MULTIPLICATIVE_GENERATOR.pow_vartime([n as u64]) - Fr::ONE;
-    let z_inv: Option<Fr> = z.invert().into();
-    let z_inv = z_inv.ok_or(Groth16Error::DegenerateSetup("Z vanishes on the coset"))?;
-    backend.scale(&mut a_buf, z_inv)?;
-    backend.transform(&mut a_buf, Transform::CosetIntt, NttOrder::NaturalToNatural)?;
+    quotient_to_h(backend, &mut a_buf, n)?;
     Ok(a_buf)
 }
 

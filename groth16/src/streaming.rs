@@ -323,11 +323,7 @@ pub fn compute_h_two_vectors<B: ComputeBackend>(
         .into());
     }
     sluice_backend::check_len("two-vector H: b", n, b.len())?;
-    // Evaluations on the domain -> coefficients (bit-reversed) -> coset evaluations.
-    let to_coset = |buf: &mut B::FrBuffer| -> Result<(), BackendError> {
-        backend.transform(buf, Transform::Intt, NttOrder::NaturalToBitReversed)?;
-        backend.transform(buf, Transform::CosetNtt, NttOrder::BitReversedToNatural)
-    };
+    let to_coset = |buf: &mut B::FrBuffer| to_coset(backend, buf);
     let mut dc = backend.alloc_fr("two-vector H: c", n)?;
     let mut dx = backend.alloc_fr("two-vector H: a, b, h", n)?;
     backend.write_fr(&mut dc, 0, &a)?;
@@ -348,14 +344,39 @@ pub fn compute_h_two_vectors<B: ComputeBackend>(
     drop(a);
     backend.sub_assign(&mut dx, &dc)?;
     drop(dc);
-    // Z(x) = x^n - 1 is the constant g^n - 1 on the coset gH.
-    let g = Fr::MULTIPLICATIVE_GENERATOR;
-    backend.scale(
-        &mut dx,
-        inverse(g.pow_vartime([n as u64]) - Fr::ONE, "Z on the coset")?,
-    )?;
-    backend.transform(&mut dx, Transform::CosetIntt, NttOrder::NaturalToNatural)?;
+    quotient_to_h(backend, &mut dx, n)?;
     Ok(dx)
+}
+
+/// Evaluations on the domain to evaluations on the coset gH, in place (through the
+/// coefficients in bit-reversed order, which saves two permutations).
+pub(crate) fn to_coset<B: ComputeBackend>(
+    backend: &B,
+    buf: &mut B::FrBuffer,
+) -> Result<(), BackendError> {
+    backend.transform(buf, Transform::Intt, NttOrder::NaturalToBitReversed)?;
+    backend.transform(buf, Transform::CosetNtt, NttOrder::BitReversedToNatural)
+}
+
+/// 1 / Z on the coset gH of a domain of `n` points: Z(x) = x^n - 1 is the constant g^n - 1
+/// there.
+fn z_inv_on_coset(n: usize) -> Result<Fr, Groth16Error> {
+    inverse(
+        Fr::MULTIPLICATIVE_GENERATOR.pow_vartime([n as u64]) - Fr::ONE,
+        "Z on the coset",
+    )
+}
+
+/// h's coefficients, in place, from a·b - c on the coset gH: divided by Z, then the coset
+/// inverse NTT.
+pub(crate) fn quotient_to_h<B: ComputeBackend>(
+    backend: &B,
+    buf: &mut B::FrBuffer,
+    n: usize,
+) -> Result<(), Groth16Error> {
+    backend.scale(buf, z_inv_on_coset(n)?)?;
+    backend.transform(buf, Transform::CosetIntt, NttOrder::NaturalToNatural)?;
+    Ok(())
 }
 
 /// The coefficients of h = (a·b - c) / Z in natural order (n of them, the last zero), from
@@ -405,8 +426,7 @@ pub fn compute_h_streaming<B: ComputeBackend>(
     let g_inv = inverse(g, "the coset generator")?;
     let g_n1 = g.pow_vartime([n1 as u64]);
     let g_inv_n1 = g_inv.pow_vartime([n1 as u64]);
-    // Z(x) = x^n - 1 is the constant g^n - 1 on the coset gH.
-    let z_inv = inverse(g.pow_vartime([n as u64]) - Fr::ONE, "Z on the coset")?;
+    let z_inv = z_inv_on_coset(n)?;
 
     let mut c = HostVector::zeroed(host, "streaming H: c intermediate", n)?;
     let mut dev = [
