@@ -136,7 +136,7 @@ impl MemoryPlan {
                 params: input.params_device_bytes,
                 budget: input.device_budget,
             })?;
-        let streaming = |budget: u64| -> Result<(HMode, u64, u64), PipelineError> {
+        let streaming = |budget: u64| -> Result<(HMode, Option<StreamingPlan>), PipelineError> {
             let plan = StreamingPlan::new(fp.domain_size, budget).map_err(|source| {
                 PipelineError::DeviceBudgetTooSmall {
                     budget,
@@ -146,9 +146,9 @@ impl MemoryPlan {
             let mode = HMode::Streaming {
                 device_budget_bytes: budget,
             };
-            Ok((mode, plan.device_bytes(), plan.extra_host_bytes()))
+            Ok((mode, Some(plan)))
         };
-        let (h_mode, h_device_bytes, streaming_host) = match input.h_mode {
+        let (h_mode, plan) = match input.h_mode {
             HModeChoice::Streaming {
                 device_budget_bytes,
             } => streaming(device_budget_bytes.min(device_left))?,
@@ -168,18 +168,18 @@ impl MemoryPlan {
                 );
                 streaming(device_left)?
             }
-            HModeChoice::InMemory | HModeChoice::Auto => {
-                (HMode::InMemory, fp.in_memory_device_bytes, 0)
-            }
+            HModeChoice::InMemory | HModeChoice::Auto => (HMode::InMemory, None),
         };
-        // During its MSM h is a device vector, except after a four-step H (host h, MSMs by
-        // chunk); the other MSMs come after h is freed.
-        let h_on_device = match h_mode {
-            HMode::InMemory => true,
-            HMode::Streaming {
-                device_budget_bytes,
-            } => StreamingPlan::new(fp.domain_size, device_budget_bytes)
-                .is_ok_and(|p| p.holds_two_vectors()),
+        // H's device working set, the host bytes it adds, and whether h is a device vector
+        // during its MSM (all but a four-step H leave it there; the other MSMs come after h
+        // is freed).
+        let (h_device_bytes, streaming_host, h_on_device) = match plan {
+            None => (fp.in_memory_device_bytes, 0, true),
+            Some(p) => (
+                p.device_bytes(),
+                p.extra_host_bytes(),
+                p.holds_two_vectors(),
+            ),
         };
         let msm_bytes = input.msm_scratch_bytes + u64::from(h_on_device) * fp.vector_bytes();
         let partition_device_bytes = h_device_bytes.max(msm_bytes);
