@@ -66,35 +66,16 @@ fn run(opts: &Options) -> Result<(), String> {
     // ladder that runs (the table compares every backend's rows with them).
     let mut peers_pending = opts.compare;
     if wants("cpu") {
-        let cpu = CpuBackend::new();
-        eprintln!("== backend cpu: {}", cpu.name());
-        if let Some(log) = opts.demo_log {
-            demo_proof(&cpu, log, opts.seed)?;
-        }
-        ladder(
-            &cpu,
-            "cpu",
-            opts,
-            std::mem::take(&mut peers_pending),
-            &mut rows,
-        );
+        let peers = std::mem::take(&mut peers_pending);
+        ladder(&CpuBackend::new(), "cpu", opts, peers, &mut rows)?;
         backends_run.push("cpu");
     }
     if wants("opencl") {
         #[cfg(feature = "opencl")]
         match opencl_backend(opts) {
             Ok(gpu) => {
-                eprintln!("== backend opencl: {}", gpu.name());
-                if let Some(log) = opts.demo_log {
-                    demo_proof(&gpu, log, opts.seed)?;
-                }
-                ladder(
-                    &gpu,
-                    "opencl",
-                    opts,
-                    std::mem::take(&mut peers_pending),
-                    &mut rows,
-                );
+                let peers = std::mem::take(&mut peers_pending);
+                ladder(&gpu, "opencl", opts, peers, &mut rows)?;
                 for t in sluice_backend_opencl::OpenClBackend::program_build_times() {
                     eprintln!(
                         "   program {} on {}: {:.3} s ({:?})",
@@ -133,16 +114,21 @@ fn run(opts: &Options) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs every requested op and size on one backend, each followed by its peers when
-/// `with_peers` (back to back, so both see the same load of a noisy machine); failures
-/// (errors or panics) become rows and the run goes on.
+/// Names the backend and runs its demo proof (when asked; a proof that does not verify
+/// stops the run), then every requested op and size on it, each followed by its peers when
+/// `with_peers` (back to back, so both see the same load of a noisy machine); failures of
+/// the ladder (errors or panics) become rows and the run goes on.
 fn ladder<B: ComputeBackend>(
     backend: &B,
     label: &str,
     opts: &Options,
     with_peers: bool,
     rows: &mut Vec<Row>,
-) {
+) -> Result<(), String> {
+    eprintln!("== backend {label}: {}", backend.name());
+    if let Some(log) = opts.demo_log {
+        demo_proof(backend, log, opts.seed)?;
+    }
     let total: usize = opts.ops.iter().map(|&op| opts.sizes_for(op).len()).sum();
     let mut done = 0;
     for &op in &opts.ops {
@@ -167,6 +153,7 @@ fn ladder<B: ComputeBackend>(
             }
         }
     }
+    Ok(())
 }
 
 /// No peers without the `compare` feature (`run` refuses `--compare` then).
