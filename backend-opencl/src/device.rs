@@ -75,6 +75,10 @@ pub enum DeviceSelector {
     NameContains(String),
     /// Every GPU (`CL_DEVICE_TYPE_GPU`); an error if there is none.
     Gpus,
+    /// Every GPU, or device 0 where there is none (a machine with only a CPU driver such
+    /// as PoCL): what benchmarks default to, since a CPU driver next to a GPU would only
+    /// slow the GPU's work down.
+    GpusOrFirst,
     /// The GPU at this position among the GPUs (`gpu0` is the first), whatever other
     /// devices (a CPU driver such as PoCL) are listed before it.
     Gpu(usize),
@@ -128,6 +132,13 @@ impl DeviceSelector {
                     .collect()
             }
             DeviceSelector::Gpus => all.iter().filter(|d| d.is_gpu).collect(),
+            DeviceSelector::GpusOrFirst => {
+                let gpus: Vec<_> = all.iter().filter(|d| d.is_gpu).collect();
+                match gpus.is_empty() {
+                    true => all.iter().take(1).collect(),
+                    false => gpus,
+                }
+            }
             DeviceSelector::Gpu(n) => all
                 .iter()
                 .filter(|d| d.is_gpu)
@@ -299,6 +310,17 @@ mod tests {
             2
         );
         assert!(DeviceSelector::Index(all.len()).select().is_err());
+        let gpus: Vec<usize> = all.iter().filter(|d| d.is_gpu).map(|d| d.index).collect();
+        let default: Vec<usize> = DeviceSelector::GpusOrFirst
+            .select()
+            .unwrap()
+            .iter()
+            .map(|d| d.index)
+            .collect();
+        match gpus.is_empty() {
+            true => assert_eq!(default, vec![0]),
+            false => assert_eq!(default, gpus),
+        }
         assert!(DeviceSelector::NameContains("no such device \u{1}".into())
             .select()
             .is_err());

@@ -454,17 +454,7 @@ fn opencl_backend(opts: &Options) -> Result<sluice_backend_opencl::OpenClBackend
     use sluice_backend_opencl::{DeviceSelector, OpenClBackend, OpenClConfig};
     let devices = match opts.devices.as_deref() {
         Some(sel) => DeviceSelector::parse(sel),
-        None => {
-            let any_gpu = sluice_backend_opencl::devices()
-                .map_err(|e| e.to_string())?
-                .iter()
-                .any(|d| d.is_gpu);
-            if any_gpu {
-                DeviceSelector::Gpus
-            } else {
-                DeviceSelector::Index(0)
-            }
-        }
+        None => DeviceSelector::GpusOrFirst,
     };
     let backend = OpenClBackend::new(OpenClConfig {
         devices,

@@ -307,13 +307,12 @@ fn run_all<B: ComputeBackend + 'static>(
 
 #[cfg(feature = "opencl")]
 fn run_opencl(o: &Options) -> Result<(), String> {
-    use sluice_backend_opencl::{devices, DeviceSelector, OpenClBackend, OpenClConfig};
+    use sluice_backend_opencl::{DeviceSelector, OpenClBackend, OpenClConfig};
     let e = |e: sluice_backend::BackendError| e.to_string();
-    let selector = match &o.devices {
-        Some(s) => DeviceSelector::parse(s),
-        None if devices().map_err(e)?.iter().any(|d| d.is_gpu) => DeviceSelector::Gpus,
-        None => DeviceSelector::Index(0),
-    };
+    let selector = o
+        .devices
+        .as_deref()
+        .map_or(DeviceSelector::GpusOrFirst, DeviceSelector::parse);
     let chosen: Vec<usize> = selector
         .select()
         .map_err(e)?
