@@ -523,6 +523,13 @@ pub(crate) struct Chunked {
 }
 
 impl Chunked {
+    /// Elements of `words` words per chunk on `ctx`: the largest power of two that fits
+    /// its chunk cap (at least one).
+    pub(crate) fn chunk_len(ctx: &DeviceCtx, words: usize) -> usize {
+        let per_chunk = (ctx.max_chunk_bytes / (words as u64 * 4)).max(1);
+        1usize << (63 - per_chunk.leading_zeros())
+    }
+
     /// Allocates `len` elements of `words` words on device `device` (tracked as `name`).
     pub(crate) fn alloc(
         ctx: &DeviceCtx,
@@ -534,8 +541,7 @@ impl Chunked {
     ) -> Result<Self, BackendError> {
         let bytes = (len as u64) * (words as u64) * 4;
         let tracked = tracker.allocate(MemoryKind::Device, name, bytes)?;
-        let per_chunk = (ctx.max_chunk_bytes / (words as u64 * 4)).max(1);
-        let chunk_len = 1usize << (63 - per_chunk.leading_zeros());
+        let chunk_len = Self::chunk_len(ctx, words);
         let mut chunks = Vec::with_capacity(len.div_ceil(chunk_len));
         let mut start = 0;
         while start < len {

@@ -320,9 +320,7 @@ impl OpenClBackend {
         self.devices
             .iter()
             .map(|ctx| {
-                let per_chunk = (ctx.max_chunk_bytes / (A::WORDS as u64 * 4)).max(1);
-                let chunk_len = 1u64 << (63 - per_chunk.leading_zeros());
-                let count = (n.div_ceil(d) as u64).min(chunk_len) as usize;
+                let count = n.div_ceil(d).min(Chunked::chunk_len(ctx, A::WORDS));
                 let proj = A::Proj::WORDS as u64 * 4;
                 let p = Plan::new(count, ctx.max_chunk_bytes, proj as usize);
                 let (w, b, cap, slices) = (
