@@ -24,7 +24,7 @@ use sluice_field::{Fr, G1Projective, G2Projective};
 use sluice_groth16::demo::{BitDecomposition, MimcLike};
 use sluice_groth16::{
     generate_benchmark_parameters, generate_random_parameters, prepare_verifying_key,
-    prove_assignment, verify_proof, CircuitShape, ParameterSource, ProvingAssignment,
+    prove_assignment, verify_proof, CircuitShape, ParameterSource, Parameters, ProvingAssignment,
     ResidentParameters,
 };
 
@@ -300,7 +300,7 @@ fn measure<B: ComputeBackend>(
             let params = generate_benchmark_parameters(&CircuitShape::of(&cs), &mut rng)
                 .map_err(|e| e.to_string())?;
             // Synthesis is not timed: each run proves a copy made before its clock starts.
-            let mut prove = |source: &dyn ParameterSource<B>| -> Result<Vec<Duration>, String> {
+            let prove = |source: &dyn ParameterSource<B>| -> Result<Vec<Duration>, String> {
                 let mut times = Vec::with_capacity(opts.reps);
                 for rep in 0..=opts.reps {
                     let cs = cs.clone();
@@ -315,16 +315,9 @@ fn measure<B: ComputeBackend>(
                 }
                 Ok(times)
             };
-            if uploads {
-                prove(&params)?
-            } else {
-                let resident =
-                    ResidentParameters::upload(&params, backend).map_err(|e| e.to_string())?;
-                drop(params);
-                backend.tracker().reset_peaks();
-                baseline = backend.tracker().current(MemoryKind::Device);
-                prove(&resident)?
-            }
+            let (times, resident) = with_parameters(backend, params, uploads, prove)?;
+            baseline = resident;
+            times
         }
         Op::Proof => {
             let x = scalars[0];
@@ -334,7 +327,7 @@ fn measure<B: ComputeBackend>(
             );
             let params =
                 generate_benchmark_parameters(&shape, &mut rng).map_err(|e| e.to_string())?;
-            let mut prove = |source: &dyn ParameterSource<B>| {
+            let prove = |source: &dyn ParameterSource<B>| {
                 time(backend, opts.reps, || {
                     let cs = ProvingAssignment::synthesize(circuit.clone())
                         .map_err(|e| e.to_string())?;
@@ -344,19 +337,32 @@ fn measure<B: ComputeBackend>(
                         .map_err(|e| e.to_string())
                 })
             };
-            if uploads {
-                prove(&params)?
-            } else {
-                let resident =
-                    ResidentParameters::upload(&params, backend).map_err(|e| e.to_string())?;
-                drop(params);
-                backend.tracker().reset_peaks();
-                baseline = backend.tracker().current(MemoryKind::Device);
-                prove(&resident)?
-            }
+            let (times, resident) = with_parameters(backend, params, uploads, prove)?;
+            baseline = resident;
+            times
         }
     };
     Ok((times, backend.tracker().peak(MemoryKind::Device) - baseline))
+}
+
+/// Runs `prove` (a proof row's timed runs) with `params` uploaded by every proof
+/// (`uploads`) or resident: uploaded once beforehand, the host copy dropped and the
+/// backend's peaks reset. Returns the times and the resident bytes, which the row's
+/// residency leaves out (0 when uploading).
+fn with_parameters<B: ComputeBackend>(
+    backend: &B,
+    params: Parameters,
+    uploads: bool,
+    prove: impl FnOnce(&dyn ParameterSource<B>) -> Result<Vec<Duration>, String>,
+) -> Result<(Vec<Duration>, u64), String> {
+    if uploads {
+        return Ok((prove(&params)?, 0));
+    }
+    let resident = ResidentParameters::upload(&params, backend).map_err(|e| e.to_string())?;
+    drop(params);
+    backend.tracker().reset_peaks();
+    let baseline = backend.tracker().current(MemoryKind::Device);
+    Ok((prove(&resident)?, baseline))
 }
 
 /// Checks an NTT (natural order in and out) at two random output positions k against
