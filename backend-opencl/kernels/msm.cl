@@ -11,7 +11,8 @@
 //               cut into chunks of at most L entries, at least one chunk even when empty,
 //               so a skewed bucket, say every scalar 1, is summed by many work items)
 //   scatter     entries[window][slot] = base index | sign << 31, grouped by bucket
-//   accumulate  one work item per chunk: the chunk's sum with mixed additions
+//   accumulate  one work item per chunk: the chunk's sum with mixed additions (in XYZZ
+//               coordinates, converted to Jacobian for the reduce)
 //   reduce      T work items per window: sum_b b S_b by a running sum over a slice of the
 //               window's chunks (top bucket first), corrected for the later slices
 //   sum_groups  adds groups of the reduce outputs until one point per window is left
@@ -141,14 +142,14 @@ __kernel void POINT_msm_accumulate(__global const POINT_affine *bases,
   const uint stop = min(start + chunk, end[wb + lo]);
   bases += base_offset;
   entries += (ulong)w * n;
-  POINT_jacobian acc = POINT_zero();
+  POINT_xyzz acc = POINT_xyzz_zero();
   for (uint e = start; e < stop; e++) {
     uint v = entries[e];
     POINT_affine p = bases[v & 0x7fffffffu];
     if (v >> 31) p.y = PFIELD_neg(p.y);
-    acc = POINT_add_mixed(acc, p);
+    acc = POINT_xyzz_add_mixed(acc, p);
   }
-  partials[gid] = acc;
+  partials[gid] = POINT_xyzz_to_jacobian(acc);
   keys[gid] = lo + 1;
 }
 

@@ -18,8 +18,9 @@
 //!
 //! # Environment overrides (experiments)
 //! `SLUICE_OPENCL_OPTIONS`: extra program build options. `SLUICE_MSM_WINDOW`,
-//! `SLUICE_MSM_CHUNK`, `SLUICE_MSM_SLICE`: the MSM's window bits, entries per chunk and
-//! chunks per reduce work item, instead of the planner's choice (see `kernels/msm.cl`).
+//! `SLUICE_MSM_CHUNK`, `SLUICE_MSM_SLICE`, `SLUICE_MSM_GROUP`: the MSM's window bits,
+//! entries per chunk, chunks per reduce work item and the point kernels' work-group size
+//! (0: the driver's choice), instead of the defaults (see `kernels/msm.cl`).
 //! `SLUICE_PROFILE=1`: queues record every kernel's device time;
 //! [`OpenClBackend::profile_report`] sums it per kernel, and a backend prints what is left
 //! unreported to stderr when it is dropped.

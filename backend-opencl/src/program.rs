@@ -103,9 +103,10 @@ fn cache_key(parts: &[&str]) -> u128 {
 
 /// The build options of `kind` for a device: the PTX path on NVIDIA, then
 /// `$SLUICE_OPENCL_OPTIONS` and `$SLUICE_OPENCL_OPTIONS_<PROGRAM>` (`FR`, `G1_MSM`,
-/// `G2_MSM`): extra compiler options for experiments, e.g. `-DSLUICE_INLINE_CURVE`,
-/// `-cl-nv-maxrregcount=128` or `-cl-nv-verbose` (register use in the build log, which
-/// `SLUICE_BUILD_LOG=1` prints); part of the cache key like every option.
+/// `G2_MSM`): extra compiler options for experiments, e.g. `-DSLUICE_INLINE_CURVE` (G2),
+/// `-DSLUICE_NOINLINE_CURVE` (G1), `-cl-nv-maxrregcount=128` or `-cl-nv-verbose` (register
+/// use in the build log, which `SLUICE_BUILD_LOG=1` prints); part of the cache key like
+/// every option.
 pub(crate) fn build_options(device: &DeviceInfo, kind: ProgramKind) -> String {
     let mut o = String::from(if device.is_nvidia() {
         "-DSLUICE_NVIDIA"

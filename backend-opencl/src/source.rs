@@ -18,6 +18,11 @@ const FR_OPS: &str = include_str!("../kernels/fr.cl");
 /// (smaller kernels, fewer registers); the G2 program in 25-56 s instead of 80 s.
 const NOINLINE_MUL: &str = "#ifndef SLUICE_NOINLINE_MUL\n#define SLUICE_NOINLINE_MUL\n#endif\n";
 
+/// Out-of-line point operations and Fq2 products for the G2 program: its cold build took
+/// 39-45 s on an H200 with them inlined (see `kernels/common.cl`).
+const NOINLINE_CURVE: &str =
+    "#ifndef SLUICE_NOINLINE_CURVE\n#define SLUICE_NOINLINE_CURVE\n#endif\n";
+
 /// One program per job, so a job never compiles code it does not use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ProgramKind {
@@ -59,6 +64,7 @@ impl ProgramKind {
                 push_curve(&mut s, "Fq", "G1");
             }
             ProgramKind::G2Msm => {
+                s.insert_str(0, NOINLINE_CURVE);
                 s.insert_str(0, NOINLINE_MUL);
                 push_scalar_defines(&mut s);
                 push_field::<6>(&mut s, "Fq", &FQ_CONSTS);

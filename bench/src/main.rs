@@ -295,10 +295,18 @@ fn measure<B: ComputeBackend>(
             "G2"
         ),
         Op::Partition => {
+            // The untimed set-up is minutes at 2^27: say where the time goes.
+            let clock = Instant::now();
             let circuit = BitDecomposition::filling_domain(log, Some(opts.seed));
             let cs = ProvingAssignment::synthesize(circuit).map_err(|e| e.to_string())?;
+            let synthesized = clock.elapsed();
             let params = generate_benchmark_parameters(&CircuitShape::of(&cs), &mut rng)
                 .map_err(|e| e.to_string())?;
+            eprintln!(
+                "  partition 2^{log} set-up (untimed): synthesis {:.1} s, parameters {:.1} s",
+                synthesized.as_secs_f64(),
+                (clock.elapsed() - synthesized).as_secs_f64()
+            );
             // Synthesis is not timed: each run proves a copy made before its clock starts.
             let prove = |source: &dyn ParameterSource<B>| -> Result<Vec<Duration>, String> {
                 let mut times = Vec::with_capacity(opts.reps);
