@@ -145,7 +145,15 @@ fn ladder<B: ComputeBackend>(
                     measure(backend, op, log, opts, true).map(|(times, peak)| (times, Some(peak)))
                 }));
             }
-            for &(peer, f) in peers_for(op.name()).iter().filter(|_| with_peers) {
+            let chosen = |peer: &str| {
+                opts.peers
+                    .as_ref()
+                    .map_or(true, |p| p.iter().any(|q| q == peer))
+            };
+            for &(peer, f) in peers_for(op.name())
+                .iter()
+                .filter(|(peer, _)| with_peers && chosen(peer))
+            {
                 eprint!("[{done}/{total}] {peer} {} 2^{log} ... ", op.name());
                 rows.push(row(op, peer, log, || {
                     Ok((f(log, opts.seed, opts.reps)?, None))

@@ -87,6 +87,8 @@ pub struct Options {
     pub demo_log: Option<u32>,
     /// Also measure the peers (arkworks, blst, bellperson) after the sluice rows.
     pub compare: bool,
+    /// Only these peers, by name (`--peers`); `None` runs every peer of an op.
+    pub peers: Option<Vec<String>>,
 }
 
 /// The usage text.
@@ -107,6 +109,7 @@ usage: cargo xtask bench [options]
   --demo K|off      log2 size of the demo proof run first: setup, prove, verify (default: 10)
   --compare         also measure the peers: arkworks, blst, bellperson (needs the runner's
                     `compare` feature)
+  --peers LIST      with --compare, only these peers, e.g. bellperson-gpu (default: all)
   -h, --help        this message
 ";
 
@@ -125,6 +128,7 @@ impl Options {
             demo_log: Some(10),
             uploads: false,
             compare: false,
+            peers: None,
         };
         let mut it = args.iter();
         while let Some(flag) = it.next() {
@@ -170,6 +174,7 @@ impl Options {
                         .ok_or("--reps needs a positive integer")?
                 }
                 "--out" => opts.out_dir = PathBuf::from(value()?),
+                "--peers" => opts.peers = Some(list(&value()?).map(str::to_owned).collect()),
                 "--uploads" => opts.uploads = true,
                 "--demo" => {
                     opts.demo_log = match value()?.as_str() {
@@ -265,6 +270,9 @@ mod tests {
         assert_eq!(o.sizes_for(Op::Ntt), vec![20, 21]);
         assert_eq!(o.sizes_for(Op::Proof), vec![9]);
         assert_eq!(o.sizes_for(Op::MsmG1), vec![11]);
+        assert_eq!(o.peers, None);
+        let o = parse(&["--compare", "--peers", "bellperson-gpu, blst"]).unwrap();
+        assert_eq!(o.peers, Some(vec!["bellperson-gpu".into(), "blst".into()]));
     }
 
     #[test]
@@ -280,6 +288,7 @@ mod tests {
             &["--backends", "cuda"],
             &["--frobnicate"],
             &["--reps"],
+            &["--peers"],
         ] {
             assert!(parse(bad).is_err(), "{bad:?} should be refused");
         }

@@ -199,8 +199,9 @@ fi
 # build cold). bellperson uploads bases per call: compare with the opencl+upload rows. It uses
 # every GPU it finds; run on a one-GPU machine for a one-GPU comparison.
 want peers && step "bench with peers (bellperson GPU)" bench-peers.log "$here/bin/sluice-bench" \
-    --backends opencl --compare --uploads --demo off --ops "${PEER_OPS:-msm-g1,msm-g2}" \
-    ${PEER_SIZES:---sizes msm-g1=20,22,24 --sizes msm-g2=20,22} \
+    --backends opencl --compare --peers "${PEERS:-bellperson-gpu}" --uploads --demo off \
+    --ops "${PEER_OPS:-msm-g1,msm-g2,proof}" \
+    ${PEER_SIZES:---sizes msm-g1=20,22,24 --sizes msm-g2=20,22 --sizes proof=20} \
     --reps "${REPS:-3}" --devices "${DEVICES:-gpu0}" --out "$OUT/bench-peers"
 # Issue 8's partition figure: prover work without synthesis on a boolean-heavy witness,
 # parameters resident (not by default: 2^27 needs ~77 GB of parameters on the host and the
