@@ -323,10 +323,14 @@ fn measure<B: ComputeBackend>(
                     let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
                     backend.synchronize().map_err(e)?;
                     let start = Instant::now();
-                    prove_assignment(cs, source, r, s, backend).map_err(|e| e.to_string())?;
+                    let (_, report) =
+                        prove_assignment(cs, source, r, s, backend).map_err(|e| e.to_string())?;
                     backend.synchronize().map_err(e)?;
                     if rep > 0 {
                         times.push(start.elapsed());
+                    }
+                    if rep == opts.reps {
+                        eprint!("(last run: {}) ", report.phases);
                     }
                 }
                 Ok(times)

@@ -37,7 +37,7 @@ pub use keygen::{Column, KeypairAssembly};
 pub use params::{Parameters, Proof, VerifyingKey};
 pub use prover::{
     b_g2_msm, compute_h, create_proof, create_random_proof, create_random_proof_batch,
-    prove_assignment, prove_assignment_with, HMode, ProofReport, ProverConfig,
+    prove_assignment, prove_assignment_with, HMode, PhaseTimes, ProofReport, ProverConfig,
 };
 pub use source::{
     Bases, G1Query, HostParameters, MappedParameters, ParameterSource, QueryLengths,

@@ -1,7 +1,9 @@
 //! The prover, generic over the compute backend.
 
 use std::borrow::Cow;
+use std::fmt;
 use std::ops::Range;
+use std::time::{Duration, Instant};
 
 use bellpepper_core::Circuit;
 use ff::Field;
@@ -93,7 +95,39 @@ fn msm_batched_vartime<'p, T: 'p, G: group::Group>(
     Ok(acc)
 }
 
-/// What one proof held, as the trackers saw it.
+/// Wall-clock time of each part of one proof. Each part ends when its result is on the
+/// host, so device work is included; what comes first (size checks, taking a and b) counts
+/// with H.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PhaseTimes {
+    /// H: a, b, c to h's coefficients, then h's MSM.
+    pub h: Duration,
+    /// The L MSM.
+    pub l: Duration,
+    /// The A MSMs (inputs, then aux by density).
+    pub a: Duration,
+    /// The B MSMs in G1.
+    pub b_g1: Duration,
+    /// The B MSM in G2 (zero when the caller computed it elsewhere).
+    pub b_g2: Duration,
+}
+
+impl fmt::Display for PhaseTimes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        write!(
+            f,
+            "h {:.1} ms, l {:.1} ms, a {:.1} ms, b_g1 {:.1} ms, b_g2 {:.1} ms",
+            ms(self.h),
+            ms(self.l),
+            ms(self.a),
+            ms(self.b_g1),
+            ms(self.b_g2)
+        )
+    }
+}
+
+/// What one proof held, as the trackers saw it, and where its time went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProofReport {
     /// The NTT domain size n.
@@ -110,6 +144,8 @@ pub struct ProofReport {
     /// Device bytes held when the proof started (resident parameters, other work): the
     /// proof's own device working set is `memory.device_peak` less this.
     pub device_baseline_bytes: u64,
+    /// Time per part of the proof.
+    pub phases: PhaseTimes,
 }
 
 impl ProofReport {
@@ -298,6 +334,11 @@ where
     B: ComputeBackend,
     P: ParameterSource<B> + ?Sized,
 {
+    let mut clock = Instant::now();
+    let mut lap = || {
+        let now = Instant::now();
+        std::mem::replace(&mut clock, now).elapsed()
+    };
     let (_, n) = domain_size(cs.num_constraints())?;
     check_sizes(params, &cs, n)?;
     let tracker = backend.tracker();
@@ -355,9 +396,15 @@ where
         }
     };
 
+    let mut phases = PhaseTimes {
+        h: lap(),
+        ..PhaseTimes::default()
+    };
+
     let inputs = cs.input_assignment();
     let aux = cs.aux_assignment();
     let l = g1(G1Query::L, 0, aux, None, batch)?;
+    phases.l = lap();
     // Inputs are all used in A (the input constraints).
     let a = g1(G1Query::A, 0, inputs, None, batch)?
         + g1(
@@ -367,6 +414,7 @@ where
             Some(cs.a_aux_density()),
             batch,
         )?;
+    phases.a = lap();
     let b_inputs_used = cs.b_input_density().count_ones();
     let b_g1 = g1(G1Query::BG1, 0, inputs, Some(cs.b_input_density()), batch)?
         + g1(
@@ -376,18 +424,21 @@ where
             Some(cs.b_aux_density()),
             batch,
         )?;
+    phases.b_g1 = lap();
     let b_g2 = match b_g2 {
         Some(b_g2) => b_g2,
         None => b_g2_msm_batched(&cs, backend, batch, |range| {
             params.b_g2_bases_range(backend, range)
         })?,
     };
+    phases.b_g2 = lap();
     let report = ProofReport {
         domain_size: n,
         h_mode: config.h_mode,
         memory: tracker.report(),
         host_peak_bytes: host_tracker.peak(MemoryKind::Host),
         device_baseline_bytes,
+        phases,
     };
 
     // The blinding uses constant-time group operations: r and s are secret.

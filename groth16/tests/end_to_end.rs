@@ -203,13 +203,14 @@ fn large_circuit_verifies_and_rejects_tampering() {
 }
 
 #[test]
-fn residency_is_reported() {
+fn residency_and_phase_times_are_reported() {
     let mut rng = rng(5);
     let x = Fr::from(3u64);
     let circuit = Chain::new(Some(x), 100);
     let params = generate_random_parameters(circuit.clone(), &mut rng).unwrap();
     let backend = CpuBackend::new();
     let cs = ProvingAssignment::synthesize(circuit).unwrap();
+    let clock = std::time::Instant::now();
     let (proof, report) = prove_assignment(
         cs,
         &params,
@@ -224,6 +225,21 @@ fn residency_is_reported() {
         &Chain::public_inputs(x, 100)
     )
     .unwrap());
+    let elapsed = clock.elapsed();
+    let p = report.phases;
+    for (name, t) in [
+        ("h", p.h),
+        ("l", p.l),
+        ("a", p.a),
+        ("b_g1", p.b_g1),
+        ("b_g2", p.b_g2),
+    ] {
+        assert!(!t.is_zero(), "phase {name} not timed: {p}");
+    }
+    assert!(
+        p.h + p.l + p.a + p.b_g1 + p.b_g2 <= elapsed,
+        "{p} over {elapsed:?}"
+    );
     assert_eq!(report.domain_size, 256);
     // a, b and c are resident together during the H computation.
     assert!(report.device_peak_vectors() >= 3.0, "{report:?}");
