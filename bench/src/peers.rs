@@ -15,8 +15,11 @@
 //!
 //! Proofs use the benchmark circuit [`MimcLike`] filling a domain of 2^log: bellperson runs
 //! `MimcLike<blstrs::Scalar>` itself; arkworks runs [`ArkMimc`], the same chain written as
-//! an arkworks `ConstraintSynthesizer`. Parameters come from each peer's own setup, untimed
-//! (its duration goes to stderr); the timed proof includes synthesis, as sluice's does.
+//! an arkworks `ConstraintSynthesizer`. bellperson proves with sluice's benchmark parameters
+//! for the circuit's shape (as the sluice proof row does), written in bellperson's format
+//! and read by bellperson: its own setup takes minutes at 2^20. arkworks uses its own setup.
+//! Set-ups are untimed (their durations go to stderr); the timed proof includes synthesis,
+//! as sluice's does.
 //!
 //! With the feature `compare-gpu` (the GPU machine's bundle), bellperson is built with its
 //! `opencl` path: its proof peer runs on the GPU (`bellperson-gpu`), and `bellperson-gpu`
@@ -312,16 +315,22 @@ fn setup<T, E: std::fmt::Display>(
     Ok(out)
 }
 
-/// The proof peer bellperson 0.27 (CPU): `create_random_proof` of `MimcLike<blstrs::Scalar>`
-/// with parameters from its `generate_random_parameters`.
+/// The proof peer bellperson 0.27: `create_random_proof` of `MimcLike<blstrs::Scalar>` with
+/// sluice's benchmark parameters for the circuit, read by bellperson from its own format
+/// (unchecked, as for a trusted file). Such proofs do not verify, but take as long as real
+/// ones (same query sizes and densities).
 pub fn proof_bellperson(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
     use bellperson::groth16;
+    use sluice_groth16::{generate_benchmark_parameters, CircuitShape, ProvingAssignment};
     let mut rng = rng_for(log, seed);
-    let params = setup("bellperson", log, || {
-        groth16::generate_random_parameters::<blstrs::Bls12, _, _>(
-            MimcLike::<blstrs::Scalar>::filling_domain(log, None),
-            &mut rng,
-        )
+    let params = setup("bellperson", log, || -> Result<_, String> {
+        let cs = ProvingAssignment::synthesize(MimcLike::<Fr>::filling_domain(log, Some(Fr::ONE)))
+            .map_err(|e| e.to_string())?;
+        let params = generate_benchmark_parameters(&CircuitShape::of(&cs), &mut rng)
+            .map_err(|e| e.to_string())?;
+        let mut bytes = Vec::new();
+        params.write(&mut bytes).map_err(|e| e.to_string())?;
+        groth16::Parameters::<blstrs::Bls12>::read(&bytes[..], false).map_err(|e| e.to_string())
     })?;
     let x = blstrs::Scalar::random(&mut rng);
     time(reps, || {
