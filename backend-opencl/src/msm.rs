@@ -212,15 +212,9 @@ impl OpenClBackend {
                 got: available,
             });
         }
-        let used_positions = || -> Box<dyn Iterator<Item = usize> + '_> {
-            match density {
-                Some(d) => Box::new((0..d.len()).filter(|&i| d.get(i))),
-                None => Box::new(0..scalars_len),
-            }
-        };
         let source = match scalars {
             Scalars::Host(s) => Source::Host(match density {
-                Some(_) => used_positions().map(|i| s[i]).collect::<Vec<_>>().into(),
+                Some(d) => d.gather(s)?.into(),
                 None => s.into(),
             }),
             Scalars::Buffer(b) => {
@@ -231,7 +225,10 @@ impl OpenClBackend {
                 }
                 Source::Buffer {
                     buf: &b.data,
-                    index: used_positions().map(|i| i as u32).collect(),
+                    index: match density {
+                        Some(d) => d.map_used(|i| i as u32),
+                        None => (0..scalars_len as u32).collect(),
+                    },
                 }
             }
         };

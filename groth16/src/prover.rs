@@ -255,7 +255,8 @@ where
 {
     // The h query has n - 1 points; the top coefficient of h is zero. A density with the
     // first n - 1 bits set pairs them without downloading h.
-    let h_density: Density = (0..n).map(|i| i + 1 < n).collect();
+    let mut h_density = Density::full(n - 1);
+    h_density.push(false);
     let bases = params.g1_bases(backend, G1Query::H)?;
     Ok(backend.msm_g1_vartime(&bases, 0, Scalars::Buffer(h), Some(&h_density))?)
 }

@@ -89,11 +89,93 @@ impl Density {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
     }
 
+    /// The used positions in increasing order (word by word: unused runs cost one test per
+    /// 64 variables).
+    pub fn positions(&self) -> impl Iterator<Item = usize> + '_ {
+        set_bits(0, &self.words)
+    }
+
+    /// `f(i)` for every used position `i`, in order: in parallel under the `parallel`
+    /// feature. Provers gather 2^24 or more scalars per MSM this way (a bit-by-bit serial
+    /// gather took 0.24-1.4 s for 2^24 on the dev machine).
+    pub fn map_used<U, F>(&self, f: F) -> Vec<U>
+    where
+        U: Copy + Default + Send + Sync,
+        F: Fn(usize) -> U + Sync,
+    {
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            // Words per task: 65536 variables.
+            const BLOCK: usize = 1024;
+            let counts: Vec<usize> = self
+                .words
+                .par_chunks(BLOCK)
+                .map(|b| b.iter().map(|w| w.count_ones() as usize).sum())
+                .collect();
+            let total = counts.iter().sum();
+            let mut out: Vec<U> = (0..total).into_par_iter().map(|_| U::default()).collect();
+            // Each block of words fills the slice of `out` its set bits map to.
+            let mut slices = Vec::with_capacity(counts.len());
+            let mut rest = out.as_mut_slice();
+            for &c in &counts {
+                let (head, tail) = core::mem::take(&mut rest).split_at_mut(c);
+                slices.push(head);
+                rest = tail;
+            }
+            slices
+                .into_par_iter()
+                .zip(self.words.par_chunks(BLOCK))
+                .enumerate()
+                .for_each(|(b, (slots, words))| {
+                    for (slot, i) in slots.iter_mut().zip(set_bits(b * BLOCK * 64, words)) {
+                        *slot = f(i);
+                    }
+                });
+            out
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            self.positions().map(f).collect()
+        }
+    }
+
+    /// `values[i]` for every used position `i`, in order (see [`Density::map_used`]).
+    ///
+    /// Returns [`MsmError::LengthMismatch`] unless `values` covers exactly the density.
+    pub fn gather<T: Copy + Default + Send + Sync>(
+        &self,
+        values: &[T],
+    ) -> Result<Vec<T>, MsmError> {
+        if values.len() != self.len {
+            return Err(MsmError::LengthMismatch {
+                what: "values (density length)",
+                expected: self.len,
+                got: values.len(),
+            });
+        }
+        Ok(self.map_used(|i| values[i]))
+    }
+
     /// The bitmap as little-endian 64-bit words (bit `i` of the density is bit `i % 64` of
     /// word `i / 64`); bits past [`Density::len`] are clear.
     pub fn words(&self) -> &[u64] {
         &self.words
     }
+}
+
+/// The positions of the set bits of `words`, the first word's bit 0 being position `first`.
+fn set_bits(first: usize, words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(move |(j, &word)| {
+        let mut w = word;
+        core::iter::from_fn(move || {
+            (w != 0).then(|| {
+                let bit = w.trailing_zeros() as usize;
+                w &= w - 1;
+                first + j * 64 + bit
+            })
+        })
+    })
 }
 
 impl FromIterator<bool> for Density {
@@ -128,6 +210,35 @@ mod tests {
             Err(MsmError::IndexOutOfRange {
                 index: 200,
                 len: 200
+            })
+        );
+    }
+
+    /// Positions, `map_used` and `gather` agree with a bit-by-bit scan, across the parallel
+    /// path's blocks (65536 variables each) and at ragged ends.
+    #[test]
+    fn positions_and_gather_follow_the_set_bits() {
+        for len in [0usize, 1, 64, 65, 200_003] {
+            let d: Density = (0..len)
+                .map(|i| i % 7 == 3 || i % 65_536 == 0 || i > 150_000)
+                .collect();
+            let naive: Vec<usize> = (0..len).filter(|&i| d.get(i)).collect();
+            assert_eq!(d.positions().collect::<Vec<_>>(), naive, "len {len}");
+            assert_eq!(
+                d.map_used(|i| i as u32),
+                naive.iter().map(|&i| i as u32).collect::<Vec<_>>()
+            );
+            let values: Vec<u64> = (0..len as u64).map(|i| i * 3 + 1).collect();
+            let want: Vec<u64> = naive.iter().map(|&i| values[i]).collect();
+            assert_eq!(d.gather(&values).unwrap(), want, "len {len}");
+        }
+        let d = Density::full(10);
+        assert_eq!(
+            d.gather(&[0u8; 9]),
+            Err(MsmError::LengthMismatch {
+                what: "values (density length)",
+                expected: 10,
+                got: 9
             })
         );
     }
