@@ -144,11 +144,14 @@ fn set_executable(_: &Path) -> Result<(), String> {
 /// `MULTI_OPS`/`MULTI_SIZES` the every-GPU MSM ladder (`multi`, only where there are two or
 /// more GPUs); `RESIDENCY` the residency binary's flags.
 const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
-# sluice device run: correctness first, timings second. Logs go to $OUT (default ./out).
+# sluice device run: correctness first, timings second. One log per step goes to $OUT
+# (default ./out): at most 8 files, all the device tool returns. Bench JSON and plots go to
+# $WORK (default /tmp/sluice-run); their tables are in the logs.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 OUT="${OUT:-$here/out}"
-mkdir -p "$OUT"
+WORK="${WORK:-/tmp/sluice-run}"
+mkdir -p "$OUT" "$WORK"
 
 # Register the NVIDIA OpenCL driver for this process (the loader only sees PoCL by default).
 nv="$(ldconfig -p | awk '/libnvidia-opencl.so.1/{print $NF; exit}')"
@@ -158,9 +161,9 @@ if [ -n "$nv" ]; then
     export OCL_ICD_VENDORS=/tmp/icd
 fi
 export SLUICE_REQUIRE_OPENCL=1
-export SLUICE_KERNEL_CACHE="${SLUICE_KERNEL_CACHE:-$OUT/kernel-cache}"
+export SLUICE_KERNEL_CACHE="${SLUICE_KERNEL_CACHE:-$WORK/kernel-cache}"
 export RUST_BACKTRACE=1
-(nvidia-smi -L; clinfo -l) > "$OUT/devices.txt" 2>&1
+nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null
 
 status=0
 summary=()
@@ -187,13 +190,13 @@ want large && SLUICE_DIFF_LARGE=1 step "differential (large sizes)" diff-large.l
 want bench && step "bench" bench.log "$here/bin/sluice-bench" --backends opencl --uploads \
     --ops "${OPS:-ntt,msm-g1,msm-g2,proof}" \
     ${SIZES:---sizes ntt=20..27 --sizes msm-g1=20,22,24,26 --sizes msm-g2=20,22,24 --sizes proof=20} \
-    --reps "${REPS:-3}" --devices "${DEVICES:-gpu0}" --out "$OUT/bench"
+    --reps "${REPS:-3}" --devices "${DEVICES:-gpu0}" --out "$WORK/bench"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if want multi && [ "$gpus" -ge 2 ]; then
     step "bench (every GPU)" bench-multi.log "$here/bin/sluice-bench" --backends opencl \
         --ops "${MULTI_OPS:-msm-g1,msm-g2}" --demo off \
         ${MULTI_SIZES:---sizes msm-g1=22,24,26 --sizes msm-g2=22,24} \
-        --reps "${REPS:-3}" --devices gpus --out "$OUT/bench-multi"
+        --reps "${REPS:-3}" --devices gpus --out "$WORK/bench-multi"
 fi
 # Side by side with bellperson's GPU path (not by default: its kernels take minutes to
 # build cold). bellperson uploads bases per call: compare with the opencl+upload rows. It uses
@@ -202,13 +205,13 @@ want peers && step "bench with peers (bellperson GPU)" bench-peers.log "$here/bi
     --backends opencl --compare --peers "${PEERS:-bellperson-gpu}" --uploads --demo off \
     --ops "${PEER_OPS:-msm-g1,msm-g2,proof}" \
     ${PEER_SIZES:---sizes msm-g1=20,22,24 --sizes msm-g2=20,22 --sizes proof=20} \
-    --reps "${REPS:-3}" --devices "${DEVICES:-gpu0}" --out "$OUT/bench-peers"
+    --reps "${REPS:-3}" --devices "${DEVICES:-gpu0}" --out "$WORK/bench-peers"
 # Issue 8's partition figure: prover work without synthesis on a boolean-heavy witness,
 # parameters resident (not by default: 2^27 needs ~77 GB of parameters on the host and the
 # device, and about 100 GB of host memory in all: take the two-GPU machine's 256 GB).
 want partition && step "partition" partition.log "$here/bin/sluice-bench" --backends opencl \
     --ops partition --demo off --sizes "${PARTITION_SIZES:-24,26,27}" --reps "${REPS:-2}" \
-    --devices "${DEVICES:-gpu0}" --out "$OUT/partition"
+    --devices "${DEVICES:-gpu0}" --out "$WORK/partition"
 # Streaming vs in-memory proofs at 2^20 and 2^24 with a 1 GiB device budget, then the
 # pipeline's throughput and device busy fraction (one device worker per GPU).
 want residency && step "residency and pipeline" residency.log "$here/bin/residency" \
@@ -219,6 +222,7 @@ printf '%s\n' "${summary[@]}"
 for log in bench.log bench-multi.log bench-peers.log partition.log; do
     [ -f "$OUT/$log" ] && { echo "== $log table"; sed -n '/^op /,$p' "$OUT/$log" | head -80; }
 done
+[ -f "$OUT/partition.log" ] && { echo "== partition set-up and phases"; grep -oE "partition 2\^[0-9]+ set-up \(untimed\): [a-z0-9., ]+ s|\(last run: [^)]*\)" "$OUT/partition.log"; }
 [ -f "$OUT/residency.log" ] && { echo "== residency"; cat "$OUT/residency.log"; }
 exit $status
 "#;
