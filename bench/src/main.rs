@@ -348,14 +348,21 @@ fn measure<B: ComputeBackend>(
             let params =
                 generate_benchmark_parameters(&shape, &mut rng).map_err(|e| e.to_string())?;
             let prove = |source: &dyn ParameterSource<B>| {
-                time(backend, opts.reps, || {
+                let mut last = None;
+                let times = time(backend, opts.reps, || {
                     let cs = ProvingAssignment::synthesize(circuit.clone())
                         .map_err(|e| e.to_string())?;
                     let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
-                    prove_assignment(cs, source, r, s, backend)
-                        .map(drop)
-                        .map_err(|e| e.to_string())
-                })
+                    let (_, report) =
+                        prove_assignment(cs, source, r, s, backend).map_err(|e| e.to_string())?;
+                    last = Some(report.phases);
+                    Ok(())
+                })?;
+                // Synthesis is timed in this row but not in the phases.
+                if let Some(p) = last {
+                    eprint!("(last run, after synthesis: {p}) ");
+                }
+                Ok(times)
             };
             let (times, resident) = with_parameters(backend, params, uploads, prove)?;
             baseline = resident;
