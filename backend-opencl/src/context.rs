@@ -471,6 +471,31 @@ impl Launch<'_> {
         self.arg(ArgVal::local::<u32>(&words))
     }
 
+    /// The most work items a group of this kernel may have on its device (0 if unknown).
+    pub(crate) fn work_group_limit(&self) -> usize {
+        match core::get_kernel_work_group_info(
+            &self.kernel,
+            self.device,
+            core::KernelWorkGroupInfo::WorkGroupSize,
+        ) {
+            Ok(core::KernelWorkGroupInfoResult::WorkGroupSize(v)) => v,
+            _ => 0,
+        }
+    }
+
+    /// [`Launch::run`] for a kernel that checks its own bounds and whose result does not
+    /// depend on its group size: a `local` above the kernel's limit on this device is
+    /// lowered to the limit rather than failing the launch.
+    pub(crate) fn run_any_group(
+        self,
+        global: usize,
+        local: Option<usize>,
+    ) -> Result<(), BackendError> {
+        let limit = self.work_group_limit();
+        let local = local.map(|l| if limit > 0 { l.min(limit) } else { l });
+        self.run(global, local)
+    }
+
     /// Enqueues over `global` work items (rounded up to a multiple of `local`).
     pub(crate) fn run(self, global: usize, local: Option<usize>) -> Result<(), BackendError> {
         if global == 0 {
@@ -494,17 +519,19 @@ impl Launch<'_> {
             )
         }
         .map_err(|e| driver_error("clEnqueueNDRangeKernel", &e))?;
-        if let (Some((events, name)), Some(event)) = (self.profile, event) {
-            let info = |what| core::get_kernel_work_group_info(&self.kernel, self.device, what);
-            let wg = match info(core::KernelWorkGroupInfo::WorkGroupSize) {
-                Ok(core::KernelWorkGroupInfoResult::WorkGroupSize(v)) => v,
-                _ => 0,
-            };
-            let private = match info(core::KernelWorkGroupInfo::PrivateMemSize) {
+        if let Some(event) = event {
+            let wg = self.work_group_limit();
+            let private = match core::get_kernel_work_group_info(
+                &self.kernel,
+                self.device,
+                core::KernelWorkGroupInfo::PrivateMemSize,
+            ) {
                 Ok(core::KernelWorkGroupInfoResult::PrivateMemSize(v)) => v,
                 _ => 0,
             };
-            lock(events).push((name, event, wg, private));
+            if let Some((events, name)) = self.profile {
+                lock(events).push((name, event, wg, private));
+            }
         }
         Ok(())
     }

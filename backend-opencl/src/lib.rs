@@ -654,6 +654,46 @@ mod tests {
         );
     }
 
+    /// A group size over the kernel's limit is lowered to it (`Launch::run_any_group`, the
+    /// MSM point kernels' launch), and the bounds-checked kernel still covers every item.
+    #[test]
+    fn oversized_groups_are_lowered_to_the_kernel_limit() {
+        use crate::repr::{as_words, as_words_mut};
+        use crate::source::ProgramKind;
+        let Some(b) = backend() else { return };
+        let ctx = &b.devices[0];
+        let seed = 4200;
+        let mut r = rng(seed);
+        let n = 1000;
+        let x: Vec<Fr> = (0..n).map(|_| Fr::random(&mut r)).collect();
+        let y: Vec<Fr> = (0..n).map(|_| Fr::random(&mut r)).collect();
+        let (xm, ym) = (
+            ctx.raw_buffer("x", n * 8).unwrap(),
+            ctx.raw_buffer("y", n * 8).unwrap(),
+        );
+        ctx.write(&xm, 0, as_words(&x)).unwrap();
+        ctx.write(&ym, 0, as_words(&y)).unwrap();
+        let launch = ctx
+            .kernel(ProgramKind::Fr, "fr_sub_assign")
+            .unwrap()
+            .mem(&xm)
+            .unwrap()
+            .mem(&ym)
+            .unwrap()
+            .u32(n as u32)
+            .unwrap();
+        let limit = launch.work_group_limit();
+        assert!(limit > 0, "the driver reports no work-group limit");
+        launch.run_any_group(n, Some(4 * limit)).unwrap();
+        let mut got = vec![Fr::ZERO; n];
+        ctx.read(&xm, 0, as_words_mut(&mut got)).unwrap();
+        let want: Vec<Fr> = x.iter().zip(&y).map(|(a, b)| a - b).collect();
+        assert!(
+            got == want,
+            "seed {seed}: x - y differs with a lowered group"
+        );
+    }
+
     #[test]
     fn pointwise_ops_match_the_host() {
         let Some(b) = backend() else { return };

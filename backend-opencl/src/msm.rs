@@ -427,8 +427,7 @@ impl OpenClBackend {
             Some(0) => None,
             Some(g) => Some(g),
             None => A::POINT_GROUP,
-        }
-        .map(|g| g.min(ctx.info.max_work_group_size.max(1)));
+        };
         let temp = |what: &str, words: usize| ctx.temp(&self.tracker, what, words);
         // Buffers are dropped as soon as the last kernel using them is enqueued: OpenCL
         // frees them once that kernel is done.
@@ -486,7 +485,7 @@ impl OpenClBackend {
             .u32(chunk as u32)?
             .u32(cap as u32)?
             .u32(windows as u32)?
-            .run(windows * cap, point_group)?;
+            .run_any_group(windows * cap, point_group)?;
         drop((entries, off, cursor, chunk_off));
 
         let mut sums = temp("msm window slices", windows * slices * pw)?;
@@ -498,7 +497,7 @@ impl OpenClBackend {
             .u32(cap as u32)?
             .u32(slices as u32)?
             .u32(windows as u32)?
-            .run(windows * slices, point_group)?;
+            .run_any_group(windows * slices, point_group)?;
         drop((partials, keys, chunk_total));
 
         // Slices are a power of two, so every group lies within one window.
@@ -512,7 +511,7 @@ impl OpenClBackend {
                 .mem(&next.0)?
                 .u32((windows * per_window) as u32)?
                 .u32(group as u32)?
-                .run(windows * per_window, point_group)?;
+                .run_any_group(windows * per_window, point_group)?;
             sums = next;
         }
         Ok(Pending {
