@@ -180,6 +180,10 @@ impl ComputeBackend for CpuBackend {
         })
     }
 
+    fn copy_fr(&self, name: &str, src: &CpuFrBuffer) -> Result<CpuFrBuffer, BackendError> {
+        self.upload_fr(name, &src.data)
+    }
+
     fn write_fr(
         &self,
         buf: &mut CpuFrBuffer,

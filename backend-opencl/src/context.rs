@@ -404,6 +404,29 @@ impl DeviceCtx {
     }
 
     /// Zero-fills `words` words of `mem`.
+    /// Enqueues a copy of the first `words` words of `src` into `dst`, on the device.
+    pub(crate) fn copy(
+        &self,
+        src: &core::Mem,
+        dst: &core::Mem,
+        words: usize,
+    ) -> Result<(), BackendError> {
+        if words == 0 {
+            return Ok(());
+        }
+        core::enqueue_copy_buffer::<u32, _, _, _>(
+            &self.queue,
+            src,
+            dst,
+            0,
+            0,
+            words,
+            None::<Event>,
+            None::<&mut Event>,
+        )
+        .map_err(|e| driver_error("clEnqueueCopyBuffer", &e))
+    }
+
     pub(crate) fn fill_zero(&self, mem: &core::Mem, words: usize) -> Result<(), BackendError> {
         if words == 0 {
             return Ok(());

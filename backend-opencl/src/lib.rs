@@ -336,6 +336,16 @@ impl ComputeBackend for OpenClBackend {
         Ok(OpenClFrBuffer { data })
     }
 
+    fn copy_fr(&self, name: &str, src: &OpenClFrBuffer) -> Result<OpenClFrBuffer, BackendError> {
+        let ctx = self.primary();
+        let data = Chunked::alloc(ctx, 0, &self.tracker, name, src.data.len, 8)?;
+        // Same device, length and element size: the chunks line up one to one.
+        for (i, (dst, from)) in data.chunks.iter().zip(&src.data.chunks).enumerate() {
+            ctx.copy(from, dst, data.chunk_elems(i) * 8)?;
+        }
+        Ok(OpenClFrBuffer { data })
+    }
+
     fn write_fr(
         &self,
         buf: &mut OpenClFrBuffer,

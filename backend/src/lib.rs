@@ -137,6 +137,14 @@ pub trait ComputeBackend: Send + Sync {
     /// A buffer holding a copy of `data`.
     fn upload_fr(&self, name: &str, data: &[Fr]) -> Result<Self::FrBuffer, BackendError>;
 
+    /// A new buffer holding a copy of `src`, made where the data lives when the backend can
+    /// (the default goes through host memory: a read and an upload).
+    fn copy_fr(&self, name: &str, src: &Self::FrBuffer) -> Result<Self::FrBuffer, BackendError> {
+        let mut host = vec![Fr::ZERO; self.fr_len(src)];
+        self.read_fr(src, 0, &mut host)?;
+        self.upload_fr(name, &host)
+    }
+
     /// Overwrites `buf[offset..offset + data.len()]` with `data`: how callers stream a
     /// vector into a buffer chunk by chunk.
     fn write_fr(

@@ -226,10 +226,11 @@ pub fn compute_h<B: ComputeBackend>(
         Ok(buf)
     };
     let mut a_buf = upload("a", &a)?;
+    drop(a);
     let mut b_buf = upload("b", &b)?;
     drop(b);
-    let mut c_buf = upload("c", &a)?;
-    drop(a);
+    // c = a b pointwise, from a copy of a made on the device (not a third upload).
+    let mut c_buf = backend.copy_fr("c", &a_buf)?;
     backend.mul_assign(&mut c_buf, &b_buf)?;
     for buf in [&mut a_buf, &mut b_buf, &mut c_buf] {
         to_coset(backend, buf)?;

@@ -109,6 +109,16 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
         Ok(buf)
     }
 
+    fn copy_fr(&self, name: &str, src: &Self::FrBuffer) -> Result<Self::FrBuffer, BackendError> {
+        let buf = DualFr {
+            name: name.to_owned(),
+            primary: self.primary.copy_fr(name, &src.primary)?,
+            secondary: self.secondary.copy_fr(name, &src.secondary)?,
+        };
+        self.compare("copy_fr", &buf)?;
+        Ok(buf)
+    }
+
     fn write_fr(
         &self,
         buf: &mut Self::FrBuffer,

@@ -271,6 +271,17 @@ pub fn pointwise<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) 
             download(backend, &x) == expect,
             "distribute_powers n={n} (seed {seed:#x})"
         );
+        // A copy is independent of its source.
+        let mut copy = backend.copy_fr("copy", &x).unwrap();
+        assert!(
+            download(backend, &copy) == expect,
+            "copy_fr n={n} (seed {seed:#x})"
+        );
+        backend.mul_assign(&mut copy, &bb).unwrap();
+        assert!(
+            download(backend, &x) == expect,
+            "copy_fr source changed n={n} (seed {seed:#x})"
+        );
         // Partial writes and reads.
         if n >= 3 {
             backend.write_fr(&mut x, 1, &a[..2]).unwrap();

@@ -22,7 +22,7 @@ fn segments() {
 #[test]
 fn segments_default_impls() {
     suite::segments(
-        &DefaultSegments(CpuBackend::new()),
+        &DefaultImpls(CpuBackend::new()),
         &SuiteSizes::from_env(),
         0x5345_4702,
     );
@@ -31,6 +31,15 @@ fn segments_default_impls() {
 #[test]
 fn pointwise() {
     suite::pointwise(&CpuBackend::new(), &SuiteSizes::from_env(), 0x504f_4901);
+}
+
+#[test]
+fn pointwise_default_impls() {
+    suite::pointwise(
+        &DefaultImpls(CpuBackend::new()),
+        &SuiteSizes::from_env(),
+        0x504f_4902,
+    );
 }
 
 #[test]
@@ -43,15 +52,16 @@ fn msm_g2_vartime() {
     suite::msm_g2_vartime(&CpuBackend::new(), &SuiteSizes::from_env(), 0x4732_0001);
 }
 
-/// The CPU backend with the trait's default `transform_segments` and `segment_powers`.
-struct DefaultSegments(CpuBackend);
+/// The CPU backend with the trait's default `transform_segments`, `segment_powers` and
+/// `copy_fr`.
+struct DefaultImpls(CpuBackend);
 
-impl ComputeBackend for DefaultSegments {
+impl ComputeBackend for DefaultImpls {
     type FrBuffer = CpuFrBuffer;
     type G1Bases = CpuBases<G1Affine>;
     type G2Bases = CpuBases<G2Affine>;
     fn name(&self) -> String {
-        "cpu with default segment ops".into()
+        "cpu with the trait's default ops".into()
     }
     fn tracker(&self) -> &MemoryTracker {
         self.0.tracker()
