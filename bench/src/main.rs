@@ -342,11 +342,7 @@ fn measure<B: ComputeBackend>(
         Op::Proof => {
             let x = scalars[0];
             let circuit = MimcLike::filling_domain(log, Some(x));
-            let shape = CircuitShape::of(
-                &ProvingAssignment::synthesize(circuit.clone()).map_err(|e| e.to_string())?,
-            );
-            let params =
-                generate_benchmark_parameters(&shape, &mut rng).map_err(|e| e.to_string())?;
+            let params = benchmark_parameters(circuit.clone(), &mut rng)?;
             let prove = |source: &dyn ParameterSource<B>| {
                 let mut last = None;
                 let times = time(backend, opts.reps, || {
@@ -370,6 +366,16 @@ fn measure<B: ComputeBackend>(
         }
     };
     Ok((times, backend.tracker().peak(MemoryKind::Device) - baseline))
+}
+
+/// Benchmark parameters ([`generate_benchmark_parameters`]: the right shape, not from a
+/// setup) for `circuit`, which is synthesized once to learn its shape.
+fn benchmark_parameters(
+    circuit: impl sluice_groth16::Circuit<Fr>,
+    rng: &mut impl RngCore,
+) -> Result<Parameters, String> {
+    let cs = ProvingAssignment::synthesize(circuit).map_err(|e| e.to_string())?;
+    generate_benchmark_parameters(&CircuitShape::of(&cs), rng).map_err(|e| e.to_string())
 }
 
 /// Runs `prove` (a proof row's timed runs) with `params` uploaded by every proof

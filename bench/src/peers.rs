@@ -321,13 +321,10 @@ fn setup<T, E: std::fmt::Display>(
 /// ones (same query sizes and densities).
 pub fn proof_bellperson(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
     use bellperson::groth16;
-    use sluice_groth16::{generate_benchmark_parameters, CircuitShape, ProvingAssignment};
     let mut rng = rng_for(log, seed);
     let params = setup("bellperson", log, || -> Result<_, String> {
-        let cs = ProvingAssignment::synthesize(MimcLike::<Fr>::filling_domain(log, Some(Fr::ONE)))
-            .map_err(|e| e.to_string())?;
-        let params = generate_benchmark_parameters(&CircuitShape::of(&cs), &mut rng)
-            .map_err(|e| e.to_string())?;
+        let circuit = MimcLike::<Fr>::filling_domain(log, Some(Fr::ONE));
+        let params = crate::benchmark_parameters(circuit, &mut rng)?;
         let mut bytes = Vec::new();
         params.write(&mut bytes).map_err(|e| e.to_string())?;
         groth16::Parameters::<blstrs::Bls12>::read(&bytes[..], false).map_err(|e| e.to_string())
