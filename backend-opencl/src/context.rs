@@ -403,7 +403,6 @@ impl DeviceCtx {
         .map_err(|e| driver_error("clEnqueueReadBuffer", &e))
     }
 
-    /// Zero-fills `words` words of `mem`.
     /// Enqueues a copy of the first `words` words of `src` into `dst`, on the device.
     pub(crate) fn copy(
         &self,
@@ -427,6 +426,7 @@ impl DeviceCtx {
         .map_err(|e| driver_error("clEnqueueCopyBuffer", &e))
     }
 
+    /// Zero-fills `words` words of `mem`.
     pub(crate) fn fill_zero(&self, mem: &core::Mem, words: usize) -> Result<(), BackendError> {
         if words == 0 {
             return Ok(());
