@@ -165,7 +165,7 @@ impl Density {
 }
 
 /// The positions of the set bits of `words`, the first word's bit 0 being position `first`.
-fn set_bits(first: usize, words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+pub(crate) fn set_bits(first: usize, words: &[u64]) -> impl Iterator<Item = usize> + '_ {
     words.iter().enumerate().flat_map(move |(j, &word)| {
         let mut w = word;
         core::iter::from_fn(move || {

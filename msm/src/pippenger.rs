@@ -24,6 +24,7 @@ use ff::PrimeField;
 use sluice_field::Fr;
 
 use crate::batch::{batch_add, tree_sum, Pt};
+use crate::density::set_bits;
 use crate::{Buckets, Density, MsmConfig, MsmCurve, MsmError};
 
 /// Smallest window: the carry-free digit recoding needs `c >= 4`.
@@ -149,7 +150,7 @@ fn prepare<C: MsmCurve>(
             scalars: Vec::with_capacity(end - start),
         };
         let mut k = first_base;
-        let mut visit = |var: usize| {
+        let visit = |var: usize| {
             let bi = k;
             k += 1;
             if C::affine_is_identity(&bases[bi]) {
@@ -167,15 +168,8 @@ fn prepare<C: MsmCurve>(
             }
         };
         match density {
-            Some(d) => {
-                for (wi, &word) in d.words()[start / 64..end.div_ceil(64)].iter().enumerate() {
-                    let mut w = word;
-                    while w != 0 {
-                        visit(start + wi * 64 + w.trailing_zeros() as usize);
-                        w &= w - 1;
-                    }
-                }
-            }
+            // `start` is a multiple of 64: the range starts at a word.
+            Some(d) => set_bits(start, &d.words()[start / 64..end.div_ceil(64)]).for_each(visit),
             None => (start..end).for_each(visit),
         }
         seg
