@@ -1,8 +1,8 @@
 // Helpers shared by every sluice program.
 //
 // SLUICE_NVIDIA is defined at program-build time when the device's vendor is NVIDIA; it
-// selects the inline-PTX carry chains (see `mac` below and the generated `*_add_nc` /
-// `*_sub_nc` of each field). Every other device uses the portable 64-bit-product path.
+// selects the inline PTX of src/ptx.rs (each field's `*_add_nc` / `*_sub_nc` carry chains
+// and `*_mul`). Every other device uses the portable C of field.cl.
 
 // SLUICE_NOINLINE_MUL keeps the field multiplications out of line: far smaller code for
 // the NVIDIA compiler to schedule (the G2 program's cold build), at the cost of a call.
@@ -23,24 +23,3 @@
 #define SLUICE_CURVE_ATTR
 #endif
 
-#ifdef SLUICE_NVIDIA
-// a * b + c + *carry, returning the low word and leaving the high word in *carry.
-// The sum never overflows 64 bits: (2^32-1)^2 + 2 (2^32-1) = 2^64 - 1.
-inline uint mac(uint a, uint b, uint c, uint *carry) {
-  uint lo, hi;
-  asm("mad.lo.cc.u32 %0, %2, %3, %4;\n\t"
-      "madc.hi.u32 %1, %2, %3, 0;\n\t"
-      "add.cc.u32 %0, %0, %5;\n\t"
-      "addc.u32 %1, %1, 0;"
-      : "=r"(lo), "=r"(hi)
-      : "r"(a), "r"(b), "r"(c), "r"(*carry));
-  *carry = hi;
-  return lo;
-}
-#else
-inline uint mac(uint a, uint b, uint c, uint *carry) {
-  ulong t = (ulong)a * (ulong)b + (ulong)c + (ulong)*carry;
-  *carry = (uint)(t >> 32);
-  return (uint)t;
-}
-#endif

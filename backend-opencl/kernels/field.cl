@@ -86,28 +86,32 @@ inline FIELD FIELD_double(FIELD a) { return FIELD_add(a, a); }
 // Montgomery product a b R^-1: generated PTX rows (src/ptx.rs).
 @MUL_PTX@
 #else
-// Montgomery product a b R^-1 (CIOS: one multiply row and one reduction row per limb of b).
+// Montgomery product a b R^-1: the no-carry CIOS rows of src/ptx.rs (valid because both
+// moduli leave the top limb below 2^31 - 2), one 64-bit multiply-add per limb product. The
+// product's carry A and the reduction's carry C are separate, so t needs no extra words.
 SLUICE_MUL_ATTR FIELD FIELD_mul(FIELD a, FIELD b) {
-  uint t[FIELD_LIMBS + 2];
-  for (uint i = 0; i < FIELD_LIMBS + 2; i++) t[i] = 0;
+  uint t[FIELD_LIMBS];
+  for (uint j = 0; j < FIELD_LIMBS; j++) t[j] = 0;
   for (uint i = 0; i < FIELD_LIMBS; i++) {
-    uint c = 0;
-    for (uint j = 0; j < FIELD_LIMBS; j++) t[j] = mac(a.v[j], b.v[i], t[j], &c);
-    ulong s = (ulong)t[FIELD_LIMBS] + (ulong)c;
-    t[FIELD_LIMBS] = (uint)s;
-    t[FIELD_LIMBS + 1] = (uint)(s >> 32);
-
+    ulong w = (ulong)a.v[0] * b.v[i] + t[0];
+    t[0] = (uint)w;
+    uint A = (uint)(w >> 32);
     uint m = t[0] * FIELD_INV;
-    c = 0;
-    mac(m, FIELD_P.v[0], t[0], &c);  // the low word is zero by the choice of m
-    for (uint j = 1; j < FIELD_LIMBS; j++) t[j - 1] = mac(m, FIELD_P.v[j], t[j], &c);
-    s = (ulong)t[FIELD_LIMBS] + (ulong)c;
-    t[FIELD_LIMBS - 1] = (uint)s;
-    t[FIELD_LIMBS] = t[FIELD_LIMBS + 1] + (uint)(s >> 32);
+    w = (ulong)m * FIELD_P.v[0] + t[0];  // the low word is zero by the choice of m
+    uint C = (uint)(w >> 32);
+    for (uint j = 1; j < FIELD_LIMBS; j++) {
+      w = (ulong)a.v[j] * b.v[i] + t[j] + A;
+      t[j] = (uint)w;
+      A = (uint)(w >> 32);
+      w = (ulong)m * FIELD_P.v[j] + t[j] + C;
+      t[j - 1] = (uint)w;
+      C = (uint)(w >> 32);
+    }
+    t[FIELD_LIMBS - 1] = C + A;
   }
   FIELD r;
   for (uint i = 0; i < FIELD_LIMBS; i++) r.v[i] = t[i];
-  if (t[FIELD_LIMBS] != 0 || FIELD_gte(r, FIELD_P)) {
+  if (FIELD_gte(r, FIELD_P)) {
     uint br;
     r = FIELD_sub_nc(r, FIELD_P, &br);
   }

@@ -1,5 +1,5 @@
 //! The NVIDIA-only inline PTX: carry chains and Montgomery products, the whole of the PTX
-//! path besides `mac` in `kernels/common.cl`, isolated here for review.
+//! path, isolated here for review.
 //!
 //! PTX keeps the carry flag only within one `asm` statement, so a multi-limb addition or
 //! subtraction must be a single statement; its text depends on the limb count, hence it is
@@ -52,9 +52,9 @@ pub(crate) fn carry_chains(name: &str, limbs: usize) -> String {
 /// `{name}_mul(a, b)`: the Montgomery product a b R^-1 (CIOS), each row one `asm`
 /// statement. A row adds x y_i to the accumulator t (limbs + 2 words) as two carry chains,
 /// the low halves of the products at word j and the high halves at word j + 1: two
-/// instructions per limb product where a `mac` per product costs four. The reduction row
+/// instructions per limb product. The reduction row
 /// adds m p the same way, with p's limbs as immediates, and the accumulator shifts down one
-/// word. The portable path in `field.cl` computes the same CIOS rows, one `mac` per product.
+/// word.
 pub(crate) fn montgomery_mul(name: &str, limbs: usize, modulus: &[u32], inv: u32) -> String {
     let n = limbs;
     let t_ops: Vec<String> = (0..n + 2).map(|i| format!("\"+r\"(t{i})")).collect();
@@ -199,7 +199,8 @@ fn nocarry_row(i: usize, limbs: usize, modulus: &[u32], inv: u32) -> Vec<Op> {
     ops
 }
 
-/// `{name}_mul(a, b)`: the Montgomery product a b R^-1 as no-carry CIOS rows
+/// `{name}_mul(a, b)`: the Montgomery product a b R^-1 as no-carry CIOS rows (`field.cl`
+/// computes the same rows in portable C)
 /// ([`nocarry_row`]), one `asm` statement per row built from 32 x 32 -> 64-bit
 /// multiply-adds. On an sm_90 `ptxas` turns a 12-limb product into about 940 instructions
 /// this way against about 1270 for the carry-flag rows of [`montgomery_mul`], whose
