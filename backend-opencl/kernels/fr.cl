@@ -53,99 +53,265 @@ inline uint reverse_bits(uint x) {
   return (x >> 16) | (x << 16);
 }
 
+// Local-memory tiles of the NTT and the bit reversal are planes of 32-bit words: word j of
+// slot s at u[j * slots + s]. A warp's access (lane i: word j of slot s_i) then meets 32
+// distinct banks whenever the s_i differ mod 32, where an array of Fr (32-byte stride)
+// would put 8 lanes on every bank whatever the slots.
+inline Fr tile_get(__local const uint *u, uint slots, uint s) {
+  Fr r;
+  for (uint j = 0; j < Fr_LIMBS; j++) r.v[j] = u[j * slots + s];
+  return r;
+}
+
+inline void tile_put(__local uint *u, uint slots, uint s, Fr x) {
+  for (uint j = 0; j < Fr_LIMBS; j++) u[j * slots + s] = x.v[j];
+}
+
+// A global Fr in two 16-byte accesses (buffers and 32-byte elements are 16-byte aligned;
+// a copy of the struct of 8 uints may compile to 8 4-byte accesses).
+#if Fr_LIMBS != 8
+#error "fr_load and fr_store assume 8 limbs"
+#endif
+inline Fr fr_load(__global const Fr *p) {
+  const __global uint4 *q = (const __global uint4 *)p;
+  const uint4 l = q[0], h = q[1];
+  Fr r;
+  r.v[0] = l.x;
+  r.v[1] = l.y;
+  r.v[2] = l.z;
+  r.v[3] = l.w;
+  r.v[4] = h.x;
+  r.v[5] = h.y;
+  r.v[6] = h.z;
+  r.v[7] = h.w;
+  return r;
+}
+
+inline void fr_store(__global Fr *p, Fr x) {
+  __global uint4 *q = (__global uint4 *)p;
+  q[0] = (uint4)(x.v[0], x.v[1], x.v[2], x.v[3]);
+  q[1] = (uint4)(x.v[4], x.v[5], x.v[6], x.v[7]);
+}
+
+// Slot of (row, col) in a 16 x 16 tile: rows XOR-swizzled so that a warp's 32 lanes hit 32
+// banks both when they store two rows and when they load two bit-reversed columns.
+inline uint bit_reverse_slot(uint row, uint col) { return (row << 4) | (col ^ (row >> 1)); }
+
 // In-place bit-reversal permutation of each run of 2^log_n elements (log_n >= 1) of the n
-// elements (a multiple of 2^log_n): the high bits of the global id select the run.
-__kernel void fr_bit_reverse(__global Fr *a, uint log_n, uint n) {
-  uint i = get_global_id(0);
-  if (i >= n) return;
-  uint l = i & ((1u << log_n) - 1);
-  uint r = reverse_bits(l) >> (32 - log_n);
-  if (l < r) {
-    __global Fr *s = a + (i - l);
-    Fr t = s[l];
-    s[l] = s[r];
-    s[r] = t;
+// elements (a multiple of 2^log_n), in work groups of 256 items over 256 elements each, so
+// that every global access is a row of consecutive elements (one item per element touched
+// lone 32-byte elements 2^(log_n-1) apart, and half the items idled). `u` holds 512
+// elements.
+// log_n >= 8: index i = (hi, m, lo), 4-bit hi and lo around a middle m of log_n - 8 bits,
+// goes to rev(i) = (rev lo, rev m, rev hi): the 16 x 16 tile of middle m (rows hi of 16
+// consecutive elements lo) lands transposed, each coordinate reversed, on the tile of
+// middle rev m. The group of m <= rev m loads both tiles, then stores each where the other
+// was (no other group touches them); the group of m > rev m has nothing to do.
+// log_n < 8: a group reverses the whole runs in its 256 consecutive elements.
+__kernel void fr_bit_reverse(__global Fr *a, __local uint *u, uint log_n, uint n) {
+  const uint lid = get_local_id(0);
+  const uint group = get_group_id(0);
+  if (log_n < 8) {
+    const uint i = group * 256 + lid;
+    if (i < n) tile_put(u, 256, lid, fr_load(a + i));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint lo = lid & ((1u << log_n) - 1);
+    if (i < n) fr_store(a + i, tile_get(u, 256, lid - lo + (reverse_bits(lo) >> (32 - log_n))));
+    return;
+  }
+  const uint mid_bits = log_n - 8;
+  const uint m = group & ((1u << mid_bits) - 1);
+  const uint mr = mid_bits ? reverse_bits(m) >> (32 - mid_bits) : 0;
+  if (m > mr) return;
+  a += (size_t)(group >> mid_bits) << log_n;
+  const uint row = lid >> 4, col = lid & 15;
+  __global Fr *ta = a + ((size_t)row << (log_n - 4)) + (m << 4) + col;
+  __global Fr *tb = a + ((size_t)row << (log_n - 4)) + (mr << 4) + col;
+  tile_put(u, 512, bit_reverse_slot(row, col), fr_load(ta));
+  if (m != mr) tile_put(u, 512, 256 + bit_reverse_slot(row, col), fr_load(tb));
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Element (row, col) of the tile of rev m is element (rev col, rev row) of the tile of m.
+  const uint src = bit_reverse_slot(reverse_bits(col) >> 28, reverse_bits(row) >> 28);
+  fr_store(tb, tile_get(u, 512, src));
+  if (m != mr) fr_store(ta, tile_get(u, 512, 256 + src));
+}
+
+// ---- The NTT pass ----
+//
+// One pass of an in-place radix-2 NTT: `deg` consecutive radix-2 rounds, those with
+// half-sizes m = m0, 2 m0, ..., m0 2^(deg-1) (m0 = 2^log_m0). Their butterflies stay within
+// sets of 2^deg elements {base + t m0} (a "column", t its row); one tile of 2^log_c adjacent
+// columns (log_c <= log_m0) per work group, so that each tile row is 2^log_c consecutive
+// elements in memory (with a large stride m0 a lone column would read one 32-byte element
+// per row, far apart). Decimation in time (dif = 0, bit-reversed input to natural output)
+// runs the rounds upwards, decimation in frequency (dif = 1, natural input to bit-reversed
+// output) downwards. The twiddle w^e (w a primitive 2^log_n-th root, e < 2^(log_n-1)) is
+// tw_lo[e mod 2^lo_bits] * tw_hi[e >> lo_bits]: two small tables instead of one of n/2.
+//
+// Register radix 2^R (R = 1, 2, 3: the kernels fr_ntt_pass_r1/2/3, deg >= R): each work
+// item owns 2^R elements of one column and runs R rounds on them in registers (2^(R-1)
+// independent butterflies per round, where one butterfly per item per round left a single
+// serial carry chain), so a pass is ceil(deg / R) stages with one local-memory exchange and
+// one barrier between stages, instead of a barrier and a local round trip after every
+// round. Stage g covers the rounds of row bits [g R, min(g R + R, deg)); its items own the
+// rows whose bits [ws, ws + R) vary, ws = min(g R, deg - R): the top group of rounds, short
+// when deg is not a multiple of R, shares its window with lower bits that just index
+// independent butterflies. The first stage loads straight from global memory and the last stores
+// straight to it: for any window, a warp's access is rows of the tile's 2^log_c adjacent
+// columns (or, in a one-column pass with its window at the low bits, each item reading 2^R
+// consecutive elements). Work items: 2^(deg + log_c - R) per group, the column index
+// fastest.
+//
+// A column needs 2^deg - 1 distinct twiddles (2^q in round q) against deg 2^(deg-1)
+// butterflies: they are computed once per group into local memory, and the group runs
+// 2^log_tiles tiles of the same columns (consecutive blocks of 2^(log_m0 + deg) elements,
+// which need the same twiddles) one after the other, sharing them. `u` holds 2^(deg+log_c+1)
+// elements: the tile (slot (t ^ (t >> R)) 2^log_c + column for row t: the XOR spreads every
+// exchange of a warp over 32 banks), then the twiddles (round q's j-th of a column at slot
+// (2^q - 1 + j) 2^log_c + column).
+// Batched: a launch may cover several consecutive transforms of 2^log_n elements each (the
+// segments of transform_segments), the group id's high bits selecting the transform.
+
+// Row of element k (< 2^R) of work item `rest` when the stage's register rounds are the row
+// bits [ws, ws + R): k's bits go there, rest's bits below and above them.
+inline uint ntt_row(uint rest, uint k, uint ws, const uint R) {
+  return ((rest >> ws) << (ws + R)) | (k << ws) | (rest & ((1u << ws) - 1));
+}
+
+inline uint ntt_slot(uint t, uint col, uint log_c, const uint R) {
+  return ((t ^ (t >> R)) << log_c) | col;
+}
+
+// w^e as tw_lo[e mod 2^lo_bits] * tw_hi[e >> lo_bits]; both tables start with one, so the
+// product is skipped when a factor is one (every twiddle of a large transform's first pass).
+inline Fr ntt_twiddle(__global const Fr *tw_lo, __global const Fr *tw_hi, uint e, uint lo_bits) {
+  const uint lo = e & ((1u << lo_bits) - 1), hi = e >> lo_bits;
+  if (hi == 0) return fr_load(tw_lo + lo);
+  if (lo == 0) return fr_load(tw_hi + hi);
+  return Fr_mul(fr_load(tw_lo + lo), fr_load(tw_hi + hi));
+}
+
+// The 2^R elements of an item whose stage window starts at ws, from/to global memory
+// (`p` at the item's column of the tile's row 0).
+inline void ntt_load(__private Fr *x, __global const Fr *p, uint rest, uint ws, uint log_m0,
+                     const uint R) {
+#pragma unroll
+  for (uint k = 0; k < (1u << R); k++)
+    x[k] = fr_load(p + ((size_t)ntt_row(rest, k, ws, R) << log_m0));
+}
+
+inline void ntt_store(__private const Fr *x, __global Fr *p, uint rest, uint ws, uint log_m0,
+                      const uint R) {
+#pragma unroll
+  for (uint k = 0; k < (1u << R); k++)
+    fr_store(p + ((size_t)ntt_row(rest, k, ws, R) << log_m0), x[k]);
+}
+
+// Round q = ws + p on the item's registers: butterflies (k, k + 2^p) for the k with bit p
+// clear. Element k's row has low q bits rest_lo + (k mod 2^p) 2^ws, its twiddle's index in
+// round q, so the butterflies with equal k mod 2^p share one.
+inline void ntt_round(__private Fr *x, __local const uint *tw, uint slots, uint col,
+                      uint log_c, uint rest_lo, uint ws, const uint p, uint dif, const uint R) {
+  const uint q = ws + p;
+#pragma unroll
+  for (uint j = 0; j < (1u << p); j++) {
+    const Fr w = tile_get(tw, slots, (((1u << q) - 1 + rest_lo + (j << ws)) << log_c) | col);
+#pragma unroll
+    for (uint h = 0; h < (1u << (R - 1 - p)); h++) {
+      const uint k0 = (h << (p + 1)) | j, k1 = k0 | (1u << p);
+      if (dif) {
+        const Fr y = x[k1];
+        x[k1] = Fr_mul(Fr_sub(x[k0], y), w);
+        x[k0] = Fr_add(x[k0], y);
+      } else {
+        const Fr t = Fr_mul(x[k1], w);
+        x[k1] = Fr_sub(x[k0], t);
+        x[k0] = Fr_add(x[k0], t);
+      }
+    }
   }
 }
 
-// One pass of an in-place radix-2 NTT: `deg` consecutive radix-2 rounds in local memory.
-//
-// The rounds are those with half-sizes m = m0, 2 m0, ..., m0 2^(deg-1) (m0 = 2^log_m0). Their
-// butterflies stay within sets of 2^deg elements {base + t m0} (a "column"); one work group
-// owns 2^log_c adjacent columns (log_c <= log_m0), so that each row of the group's tile is
-// 2^log_c consecutive elements in memory: with a large stride m0 a lone column would read
-// one 32-byte element per row, far apart, where a tile row reads 2^log_c of them at once.
-// Decimation in time (dif = 0, bit-reversed input to natural output) runs the rounds
-// upwards, decimation in frequency (dif = 1, natural input to bit-reversed output)
-// downwards. The twiddle w^e (w a primitive 2^log_n-th root, e < 2^(log_n-1)) is
-// tw_lo[e mod 2^lo_bits] * tw_hi[e >> lo_bits]: two small tables instead of one of n/2.
-// A column needs 2^deg - 1 distinct twiddles (2^q in round q), against deg 2^(deg-1)
-// butterflies: they are computed once into local memory. `u` holds 2^(deg+log_c+1)
-// elements: the tile (column-major, each row index XOR-swizzled by its column so the tile's
-// loads and stores spread over the banks), then each column's twiddles (round q's at
-// 2^q - 1 + j).
-// Batched: a launch may cover several consecutive transforms of 2^log_n elements each (the
-// segments of transform_segments), the group id's high bits selecting the segment.
-__kernel void fr_ntt_pass(__global Fr *a, __global const Fr *tw_lo, __global const Fr *tw_hi,
-                          __local Fr *u, uint log_n, uint log_m0, uint deg, uint lo_bits,
-                          uint dif, uint log_c) {
+inline void ntt_pass(__global Fr *a, __global const Fr *tw_lo, __global const Fr *tw_hi,
+                     __local uint *u, uint log_n, uint log_m0, uint deg, uint lo_bits,
+                     uint dif, uint log_c, uint log_tiles, const uint R) {
   const uint lid = get_local_id(0);
   const uint group = get_group_id(0);
-  const uint groups_log = log_n - deg - log_c;  // groups per transform, log2
+  const uint groups_log = log_n - deg - log_c - log_tiles;  // groups per transform, log2
   a += (size_t)(group >> groups_log) << log_n;
   const uint set = group & ((1u << groups_log) - 1);
-  const uint m0 = 1u << log_m0;
   const uint col_groups_log = log_m0 - log_c;
   const uint r0 = (set & ((1u << col_groups_log) - 1)) << log_c;
-  const uint base = ((set >> col_groups_log) << (log_m0 + deg)) + r0;
-  const uint size = 1u << deg;
-  const uint total = size << log_c;
-  const uint items = total >> 1;  // the work-group size
+  const uint block0 = (set >> col_groups_log) << log_tiles;
+  const uint slots = 1u << (deg + log_c);
+  const uint items = slots >> R;  // the work-group size
   const uint cols_mask = (1u << log_c) - 1;
-  __local Fr *tw = u + total;
-  for (uint e = lid; e < total; e += items) {
-    const uint row = e >> log_c, col = e & cols_mask;
-    u[(col << deg) + (row ^ (col & (size - 1)))] = a[base + (size_t)row * m0 + col];
-  }
-  for (uint t = lid; t < total; t += items) {
-    const uint idx = t & (size - 1);
-    if (idx + 1 < size) {
+  const uint col = lid & cols_mask;
+  const uint rest = lid >> log_c;
+  const uint stages = (deg + R - 1) / R;
+  const uint ws_first = dif ? deg - R : 0;
+  const uint ws_last = dif ? 0 : deg - R;
+  __local uint *tw = u + Fr_LIMBS * slots;
+  __global Fr *tile = a + ((size_t)block0 << (log_m0 + deg)) + r0 + col;
+  Fr x[8];
+  ntt_load(x, tile, rest, ws_first, log_m0, R);  // in flight while the twiddles are computed
+  for (uint s = lid; s < slots; s += items) {
+    const uint idx = s >> log_c;
+    if (idx + 1 < (1u << deg)) {
       // Round q's butterfly j = jl m0 + r in its block of 2m uses w_2m^j.
       const uint q = 31 - clz(idx + 1);
       const uint jl = idx + 1 - (1u << q);
-      const uint e = (jl * m0 + r0 + (t >> deg)) << (log_n - 1 - log_m0 - q);
-      tw[t] = Fr_mul(tw_lo[e & ((1u << lo_bits) - 1)], tw_hi[e >> lo_bits]);
+      const uint e = (jl * (1u << log_m0) + r0 + (s & cols_mask)) << (log_n - 1 - log_m0 - q);
+      tile_put(tw, slots, s, ntt_twiddle(tw_lo, tw_hi, e, lo_bits));
     }
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint col = lid >> (deg - 1);
-  const uint b = lid & ((size >> 1) - 1);
-  const uint sw = col & (size - 1);
-  __local Fr *uc = u + (col << deg);
-  __local const Fr *twc = tw + (col << deg);
-  for (uint s = 0; s < deg; s++) {
-    const uint q = dif ? deg - 1 - s : s;
-    const uint jl = b & ((1u << q) - 1);
-    const uint i0 = ((b >> q) << (q + 1)) + jl;
-    const uint i1 = i0 + (1u << q);
-    const Fr w = twc[(1u << q) - 1 + jl];
-    const Fr x = uc[i0 ^ sw];
-    const Fr y = uc[i1 ^ sw];
-    if (dif) {
-      uc[i0 ^ sw] = Fr_add(x, y);
-      uc[i1 ^ sw] = Fr_mul(Fr_sub(x, y), w);
-    } else {
-      const Fr t = Fr_mul(y, w);
-      uc[i0 ^ sw] = Fr_add(x, t);
-      uc[i1 ^ sw] = Fr_sub(x, t);
+  for (uint b = 0; b < (1u << log_tiles); b++) {
+    if (b > 0) {
+      tile += (size_t)1 << (log_m0 + deg);
+      ntt_load(x, tile, rest, ws_first, log_m0, R);
     }
+    // The twiddles are written (first tile); every item has read the last tile's exchange.
     barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  for (uint e = lid; e < total; e += items) {
-    const uint row = e >> log_c, c = e & cols_mask;
-    a[base + (size_t)row * m0 + c] = u[(c << deg) + (row ^ (c & (size - 1)))];
+    for (uint s = 0;; s++) {
+      const uint g = dif ? stages - 1 - s : s;
+      const uint ws = min(g * R, deg - R);
+      const uint p_lo = g * R - ws;  // the window's bits below p_lo are no rounds of this pass
+      const uint rest_lo = rest & ((1u << ws) - 1);
+      if (dif) {
+#pragma unroll
+        for (uint i = 0; i < R; i++)
+          if (R - 1 - i >= p_lo) ntt_round(x, tw, slots, col, log_c, rest_lo, ws, R - 1 - i, 1, R);
+      } else {
+#pragma unroll
+        for (uint i = 0; i < R; i++)
+          if (i >= p_lo) ntt_round(x, tw, slots, col, log_c, rest_lo, ws, i, 0, R);
+      }
+      if (s + 1 == stages) break;
+      // Exchange: each slot is read next by one item only, which also writes it back at its
+      // next stage's end, so one barrier between the stores and the loads is enough.
+#pragma unroll
+      for (uint k = 0; k < (1u << R); k++)
+        tile_put(u, slots, ntt_slot(ntt_row(rest, k, ws, R), col, log_c, R), x[k]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      const uint ws_next = min((dif ? g - 1 : g + 1) * R, deg - R);
+#pragma unroll
+      for (uint k = 0; k < (1u << R); k++)
+        x[k] = tile_get(u, slots, ntt_slot(ntt_row(rest, k, ws_next, R), col, log_c, R));
+    }
+    ntt_store(x, tile, rest, ws_last, log_m0, R);
   }
 }
+
+#define FR_NTT_PASS(R)                                                                         \
+  __kernel void fr_ntt_pass_r##R(__global Fr *a, __global const Fr *tw_lo,                     \
+                                 __global const Fr *tw_hi, __local uint *u, uint log_n,         \
+                                 uint log_m0, uint deg, uint lo_bits, uint dif, uint log_c,     \
+                                 uint log_tiles) {                                              \
+    ntt_pass(a, tw_lo, tw_hi, u, log_n, log_m0, deg, lo_bits, dif, log_c, log_tiles, R);       \
+  }
+FR_NTT_PASS(1)
+FR_NTT_PASS(2)
+FR_NTT_PASS(3)
 
 // out[i] = in[i] out of Montgomery form (canonical integers for the MSM's windows).
 __kernel void fr_from_mont(__global Fr *out, __global const Fr *in, uint n) {

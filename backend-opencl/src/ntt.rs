@@ -1,4 +1,5 @@
-//! The NTT family on a device: radix-2 passes of up to 9 rounds in local memory, bit
+//! The NTT family on a device: radix-2 passes of up to 9 rounds in local memory (each work
+//! item running 2^r elements through r rounds in registers between exchanges), bit
 //! reversal, coset scaling and the 1/n scale.
 
 use ff::{Field, PrimeField};
@@ -14,6 +15,14 @@ use crate::{lock, OpenClBackend, OpenClFrBuffer};
 /// 32 KiB per work group (OpenCL guarantees 32 KiB of local memory); 2^27 takes four
 /// passes (9 rounds on contiguous data, then 6 on tiles of 8 columns).
 const MAX_ROUNDS_PER_PASS: u32 = 9;
+
+/// The pass kernels by register rounds r (`fr_ntt_pass_r{r}`, groups of 2^(k-r) items for a
+/// tile of 2^k elements).
+const PASS_KERNELS: [&str; 3] = ["fr_ntt_pass_r1", "fr_ntt_pass_r2", "fr_ntt_pass_r3"];
+
+/// Work groups per compute unit a pass keeps before its groups take several tiles each
+/// (sharing one twiddle table): enough to fill the device several times over.
+const GROUPS_PER_UNIT: usize = 32;
 
 /// The twiddles w^e for e < n/2 of one domain and direction, as two tables:
 /// w^e = lo[e mod 2^lo_bits] * hi[e >> lo_bits] (O(sqrt n) memory instead of n/2).
@@ -235,23 +244,69 @@ fn domain_log(n: usize) -> Result<u32, BackendError> {
     Ok(log_n)
 }
 
+/// The environment variable `name` as a number in `range`, else `default`.
+fn env_u32(name: &str, range: std::ops::RangeInclusive<u32>, default: u32) -> u32 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|v| range.contains(v))
+        .unwrap_or(default)
+}
+
 /// Most columns (log2) one pass's work group owns: 8 adjacent elements, 256 contiguous bytes
 /// per tile row. `SLUICE_NTT_COLUMNS` (0-3) overrides it for experiments; 0 gives the old
 /// one-column sets.
 fn max_columns_log() -> u32 {
     static C: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *C.get_or_init(|| {
-        std::env::var("SLUICE_NTT_COLUMNS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|&c: &u32| c <= 3)
-            .unwrap_or(3)
-    })
+    *C.get_or_init(|| env_u32("SLUICE_NTT_COLUMNS", 0..=3, 3))
+}
+
+/// Rounds each work item of a pass runs in registers between local-memory exchanges (log2
+/// of the register radix): 3, or `SLUICE_NTT_RADIX` (1-3) for experiments; 1 is one
+/// butterfly per item per round and an exchange after every round.
+fn radix_log() -> u32 {
+    static R: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *R.get_or_init(|| env_u32("SLUICE_NTT_RADIX", 1..=3, 3))
+}
+
+/// Most tiles (log2) one work group of a pass runs with one twiddle table: 3, or
+/// `SLUICE_NTT_TILES` (0-3) for experiments; 0 computes the table for every tile.
+fn max_tiles_log() -> u32 {
+    static T: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *T.get_or_init(|| env_u32("SLUICE_NTT_TILES", 0..=3, 3))
+}
+
+/// How [`passes_with`] lays out the passes of one transform.
+#[derive(Clone, Copy, Debug)]
+struct PassConfig {
+    /// Rounds per register stage (1-3), at most the pass's rounds.
+    radix_log: u32,
+    /// Most elements (log2) per tile.
+    max_rounds: u32,
+    /// Most adjacent columns (log2) per tile.
+    max_cols_log: u32,
+    /// Most tiles (log2) per work group.
+    max_tiles_log: u32,
+    /// Work groups a pass keeps at least when its groups take several tiles.
+    min_groups: usize,
+}
+
+impl PassConfig {
+    fn for_device(ctx: &DeviceCtx) -> Self {
+        PassConfig {
+            radix_log: radix_log(),
+            max_rounds: MAX_ROUNDS_PER_PASS,
+            max_cols_log: max_columns_log(),
+            max_tiles_log: max_tiles_log(),
+            min_groups: GROUPS_PER_UNIT * ctx.info.compute_units.max(1) as usize,
+        }
+    }
 }
 
 /// The passes of one transform of 2^log_n: `(log_m0, deg, log_c)`, `deg` rounds from
 /// half-size 2^log_m0 over tiles of 2^log_c adjacent columns, at most `max_log` (work items
-/// per group, log2, plus one) elements per tile; in DIT order (DIF runs them reversed).
+/// per group, log2, plus the register rounds) elements per tile; in DIT order (DIF runs
+/// them reversed).
 fn schedule(log_n: u32, max_log: u32, max_cols_log: u32) -> Vec<(u32, u32, u32)> {
     let mut passes = Vec::new();
     let mut log_m0 = 0;
@@ -264,6 +319,24 @@ fn schedule(log_n: u32, max_log: u32, max_cols_log: u32) -> Vec<(u32, u32, u32)>
     passes
 }
 
+/// Tiles (log2) per work group for a pass of `deg` rounds from 2^log_m0 over tiles of
+/// 2^log_c columns, `count` elements in transforms of 2^log_n: tiles of the same columns
+/// (the transform's 2^(log_n - log_m0 - deg) blocks) share a group, as many as keep
+/// `min_groups` groups.
+fn tiles_log(
+    count: usize,
+    log_n: u32,
+    (log_m0, deg, log_c): (u32, u32, u32),
+    c: &PassConfig,
+) -> u32 {
+    let tiles = count >> (deg + log_c);
+    let mut t = c.max_tiles_log.min(log_n - log_m0 - deg);
+    while t > 0 && tiles >> t < c.min_groups {
+        t -= 1;
+    }
+    t
+}
+
 /// All radix-2 rounds of each run of 2^log_n of the `count` elements, grouped into passes
 /// of up to MAX_ROUNDS_PER_PASS rounds over tiles of adjacent columns.
 fn passes(
@@ -274,15 +347,45 @@ fn passes(
     count: usize,
     dif: bool,
 ) -> Result<(), BackendError> {
-    // A tile of 2^k elements needs 2^(k-1) work items.
-    let wg_log = usize::BITS - 1 - ctx.info.max_work_group_size.max(1).leading_zeros();
-    let max_log = MAX_ROUNDS_PER_PASS.min(wg_log + 1);
-    let mut plan = schedule(log_n, max_log, max_columns_log());
+    passes_with(
+        ctx,
+        mem,
+        tw,
+        log_n,
+        count,
+        dif,
+        &PassConfig::for_device(ctx),
+    )
+}
+
+fn passes_with(
+    ctx: &DeviceCtx,
+    mem: &ocl::core::Mem,
+    tw: &Twiddles,
+    log_n: u32,
+    count: usize,
+    dif: bool,
+    c: &PassConfig,
+) -> Result<(), BackendError> {
+    let kernel = |r: u32| ctx.kernel(ProgramKind::Fr, PASS_KERNELS[r as usize - 1]);
+    // A tile of 2^k elements needs 2^(k-r) work items, within the kernel's limit (its
+    // registers) and the device's.
+    let limit = match kernel(c.radix_log)?.work_group_limit() {
+        0 => ctx.info.max_work_group_size,
+        l => l.min(ctx.info.max_work_group_size),
+    };
+    let wg_log = usize::BITS - 1 - limit.max(1).leading_zeros();
+    let max_log = c.max_rounds.min(wg_log + c.radix_log);
+    let mut plan = schedule(log_n, max_log, c.max_cols_log);
     if dif {
         plan.reverse();
     }
-    for (log_m0, deg, log_c) in plan {
-        ctx.kernel(ProgramKind::Fr, "fr_ntt_pass")?
+    for pass in plan {
+        let (log_m0, deg, log_c) = pass;
+        // A pass of fewer rounds than the radix runs them all in one stage.
+        let r = c.radix_log.min(deg);
+        let tiles = tiles_log(count, log_n, pass, c);
+        kernel(r)?
             .mem(mem)?
             .mem(&tw.lo)?
             .mem(&tw.hi)?
@@ -293,12 +396,14 @@ fn passes(
             .u32(tw.lo_bits)?
             .u32(u32::from(dif))?
             .u32(log_c)?
-            .run(count / 2, Some(1 << (deg + log_c - 1)))?;
+            .u32(tiles)?
+            .run(count >> (r + tiles), Some(1 << (deg + log_c - r)))?;
     }
     Ok(())
 }
 
-/// Bit-reverses each run of 2^log_n (log_n >= 1) of the `count` elements.
+/// Bit-reverses each run of 2^log_n (log_n >= 1) of the `count` elements: groups of 256
+/// items over 256 elements each, 512 elements of local memory.
 fn bit_reverse(
     ctx: &DeviceCtx,
     mem: &ocl::core::Mem,
@@ -307,9 +412,10 @@ fn bit_reverse(
 ) -> Result<(), BackendError> {
     ctx.kernel(ProgramKind::Fr, "fr_bit_reverse")?
         .mem(mem)?
+        .local_words(8 * 512)?
         .u32(log_n)?
         .u32(count as u32)?
-        .run(count, None)
+        .run(count, Some(256))
 }
 
 #[cfg(test)]
@@ -329,7 +435,7 @@ mod tests {
     }
 
     /// Every round of every size is run once, in order, each tile within the work-group
-    /// limit and never wider than the stride.
+    /// limit and never wider than the stride; a group's tiles are blocks of one transform.
     #[test]
     fn schedules_cover_every_round_once() {
         for max_log in [2, 5, 9] {
@@ -342,9 +448,97 @@ mod tests {
                         assert!(deg >= 1 && deg + log_c <= max_log, "{plan:?}");
                         assert!(log_c <= log_m0 && log_c <= max_cols, "{plan:?}");
                         next += deg;
+                        for min_groups in [0, 1 << 12] {
+                            let c = config(3, max_log, max_cols, 3, min_groups);
+                            let t = super::tiles_log(3 << log_n, log_n, (log_m0, deg, log_c), &c);
+                            assert!(t <= 3 && t + log_m0 + deg <= log_n, "{plan:?}: {t}");
+                            let groups = (3usize << log_n) >> (deg + log_c + t);
+                            assert!(t == 0 || groups >= min_groups, "{plan:?}: {t}");
+                        }
                     }
                     assert_eq!(next, log_n, "2^{log_n}: {plan:?}");
                 }
+            }
+        }
+    }
+
+    fn config(
+        radix_log: u32,
+        max_rounds: u32,
+        max_cols_log: u32,
+        max_tiles_log: u32,
+        min_groups: usize,
+    ) -> super::PassConfig {
+        super::PassConfig {
+            radix_log,
+            max_rounds,
+            max_cols_log,
+            max_tiles_log,
+            min_groups,
+        }
+    }
+
+    /// The passes alone (DIT: bit-reversed to natural, DIF: natural to bit-reversed) on 3
+    /// transforms of 2^log_n against sluice-ntt, for every register radix, with tiles small
+    /// enough for passes of every length (rounds not a multiple of the radix, short last
+    /// passes, passes shorter than the radix), one or several columns, and one or up to 8
+    /// tiles per group.
+    #[test]
+    fn passes_match_sluice_ntt_for_every_radix_and_layout() {
+        let Some(b) = backend() else { return };
+        let ctx = &b.devices[0];
+        for log_n in 1..=12u32 {
+            let mut r = rng(500 + u64::from(log_n));
+            let input: Vec<Fr> = (0..3usize << log_n).map(|_| Fr::random(&mut r)).collect();
+            let tw = b.twiddles(ctx, log_n, false).unwrap();
+            for dif in [false, true] {
+                let order = if dif {
+                    NttOrder::NaturalToBitReversed
+                } else {
+                    NttOrder::BitReversedToNatural
+                };
+                let mut want = input.clone();
+                want.chunks_mut(1 << log_n)
+                    .for_each(|s| reference(s, Transform::Ntt, order));
+                for radix in 1..=3 {
+                    for max_rounds in [3, 4, 5, 7, 9] {
+                        for (cols, tiles) in [(0, 0), (3, 0), (2, 3), (3, 3)] {
+                            let c = config(radix, max_rounds, cols, tiles, 0);
+                            let buf = b.upload_fr("passes", &input).unwrap();
+                            let mem = &buf.data.chunks[0];
+                            super::passes_with(ctx, mem, &tw, log_n, input.len(), dif, &c).unwrap();
+                            let mut got = vec![Fr::ZERO; input.len()];
+                            b.read_fr(&buf, 0, &mut got).unwrap();
+                            assert!(got == want, "2^{log_n} dif {dif}: {c:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The bit reversal of every size from 2^1 to 2^16 (both of its paths) in one and in
+    /// three runs against the host's permutation.
+    #[test]
+    fn bit_reversal_matches_the_host() {
+        let Some(b) = backend() else { return };
+        let ctx = &b.devices[0];
+        for log_n in 1..=16u32 {
+            for runs in [1usize, 3] {
+                let n = 1usize << log_n;
+                let mut r = rng(600 + u64::from(log_n));
+                let input: Vec<Fr> = (0..runs * n).map(|_| Fr::random(&mut r)).collect();
+                let want: Vec<Fr> = (0..runs * n)
+                    .map(|i| {
+                        let j = (i % n).reverse_bits() >> (usize::BITS - log_n);
+                        input[i - i % n + j]
+                    })
+                    .collect();
+                let buf = b.upload_fr("bit reversal", &input).unwrap();
+                super::bit_reverse(ctx, &buf.data.chunks[0], log_n, input.len()).unwrap();
+                let mut got = vec![Fr::ZERO; input.len()];
+                b.read_fr(&buf, 0, &mut got).unwrap();
+                assert!(got == want, "2^{log_n} x {runs}");
             }
         }
     }
