@@ -150,10 +150,10 @@ __kernel void fr_bit_reverse(__global Fr *a, __local uint *u, uint log_n, uint n
 //
 // Register radix 2^R (R = 1, 2, 3: the kernels fr_ntt_pass_r1/2/3, deg >= R): each work
 // item owns 2^R elements of one column and runs R rounds on them in registers (2^(R-1)
-// independent butterflies per round, where one butterfly per item per round left a single
-// serial carry chain), so a pass is ceil(deg / R) stages with one local-memory exchange and
-// one barrier between stages, instead of a barrier and a local round trip after every
-// round. Stage g covers the rounds of row bits [g R, min(g R + R, deg)); its items own the
+// independent butterflies per round), so a pass is ceil(deg / R) stages with one
+// local-memory exchange and one barrier between stages. R = 1 (one butterfly per item per
+// round) is the host's default: measured fastest on an H200, as R = 3 costs occupancy and
+// code size (see radix_log in ntt.rs). Stage g covers the rounds of row bits [g R, min(g R + R, deg)); its items own the
 // rows whose bits [ws, ws + R) vary, ws = min(g R, deg - R): the top group of rounds, short
 // when deg is not a multiple of R, shares its window with lower bits that just index
 // independent butterflies. The first stage loads straight from global memory and the last stores
