@@ -148,15 +148,16 @@ __kernel void fr_bit_reverse(__global Fr *a, __local uint *u, uint log_n, uint n
 // output) downwards. The twiddle w^e (w a primitive 2^log_n-th root, e < 2^(log_n-1)) is
 // tw_lo[e mod 2^lo_bits] * tw_hi[e >> lo_bits]: two small tables instead of one of n/2.
 //
-// Register radix 2^R (R = 1, 2, 3: the kernels fr_ntt_pass_r1/2/3, deg >= R): each work
+// Register radix 2^R (R = 1, 2: the kernels fr_ntt_pass_r1/2, deg >= R): each work
 // item owns 2^R elements of one column and runs R rounds on them in registers (2^(R-1)
 // independent butterflies per round), so a pass is ceil(deg / R) stages with one
 // local-memory exchange and one barrier between stages. R = 1 (one butterfly per item per
-// round) is the host's default: measured fastest on an H200, as R = 3 costs occupancy and
-// code size (see radix_log in ntt.rs). Stage g covers the rounds of row bits [g R, min(g R + R, deg)); its items own the
-// rows whose bits [ws, ws + R) vary, ws = min(g R, deg - R): the top group of rounds, short
-// when deg is not a multiple of R, shares its window with lower bits that just index
-// independent butterflies. The first stage loads straight from global memory and the last stores
+// round) is the host's default: measured fastest on an H200, where R = 2 was slower and
+// R = 3 far slower (occupancy, code size; see radix_log in ntt.rs). Stage g covers the
+// rounds of row bits [g R, min(g R + R, deg)); its items own the rows whose bits
+// [ws, ws + R) vary, ws = min(g R, deg - R): the top group of rounds, short when deg is not
+// a multiple of R, shares its window with lower bits that just index independent
+// butterflies. The first stage loads straight from global memory and the last stores
 // straight to it: for any window, a warp's access is rows of the tile's 2^log_c adjacent
 // columns (or, in a one-column pass with its window at the low bits, each item reading 2^R
 // consecutive elements). Work items: 2^(deg + log_c - R) per group, the column index
@@ -311,7 +312,6 @@ inline void ntt_pass(__global Fr *a, __global const Fr *tw_lo, __global const Fr
   }
 FR_NTT_PASS(1)
 FR_NTT_PASS(2)
-FR_NTT_PASS(3)
 
 // out[i] = in[i] out of Montgomery form (canonical integers for the MSM's windows).
 __kernel void fr_from_mont(__global Fr *out, __global const Fr *in, uint n) {

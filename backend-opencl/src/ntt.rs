@@ -18,7 +18,7 @@ const MAX_ROUNDS_PER_PASS: u32 = 9;
 
 /// The pass kernels by register rounds r (`fr_ntt_pass_r{r}`, groups of 2^(k-r) items for a
 /// tile of 2^k elements).
-const PASS_KERNELS: [&str; 3] = ["fr_ntt_pass_r1", "fr_ntt_pass_r2", "fr_ntt_pass_r3"];
+const PASS_KERNELS: [&str; 2] = ["fr_ntt_pass_r1", "fr_ntt_pass_r2"];
 
 /// Work groups per compute unit a pass keeps before its groups take several tiles each
 /// (sharing one twiddle table): enough to fill the device several times over.
@@ -263,12 +263,13 @@ fn max_columns_log() -> u32 {
 
 /// Rounds each work item of a pass runs in registers between local-memory exchanges (log2
 /// of the register radix): 1 (one butterfly per item per round, an exchange after every
-/// round), or `SLUICE_NTT_RADIX` (1-3) for experiments. Measured on an H200, NTT 2^27 / 2^24
+/// round), or `SLUICE_NTT_RADIX` (1-2) for experiments. Measured on an H200, NTT 2^27 / 2^24
 /// with the default tiles: r = 1 63.9 / 7.5 ms, 2 67.1 / 9.0 ms, 3 100 / 14.6 ms (122
-/// registers: 14 warps per SM against 32 at r = 1, and a stage of 12 inline products).
+/// registers: 14 warps per SM against 32 at r = 1, and a stage of 12 inline products). The
+/// r = 3 kernel is gone: it also took 5.4 of the Fr program's 12 s cold build.
 fn radix_log() -> u32 {
     static R: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *R.get_or_init(|| env_u32("SLUICE_NTT_RADIX", 1..=3, 1))
+    *R.get_or_init(|| env_u32("SLUICE_NTT_RADIX", 1..=2, 1))
 }
 
 /// Most tiles (log2) one work group of a pass runs with one twiddle table: 3, or
@@ -503,7 +504,7 @@ mod tests {
                 let mut want = input.clone();
                 want.chunks_mut(1 << log_n)
                     .for_each(|s| reference(s, Transform::Ntt, order));
-                for radix in 1..=3 {
+                for radix in 1..=2 {
                     for max_rounds in [3, 4, 5, 7, 9] {
                         for (cols, tiles) in [(0, 0), (3, 0), (2, 3), (3, 3)] {
                             let c = config(radix, max_rounds, cols, tiles, 0);
