@@ -145,13 +145,7 @@ fn push_field<const N: usize>(s: &mut String, name: &str, c: &FieldConsts<N>) {
         .iter()
         .flat_map(|l| [*l as u32, (*l >> 32) as u32])
         .collect();
-    // The no-carry rows by default; -DSLUICE_CIOS_ROWS selects the carry-flag rows, for an
-    // A/B on the device.
-    let mul = format!(
-        "#ifdef SLUICE_CIOS_ROWS\n{}#else\n{}#endif\n",
-        crate::ptx::montgomery_mul(name, limbs, &modulus, c.inv as u32),
-        crate::ptx::montgomery_mul_nocarry(name, limbs, &modulus, c.inv as u32)
-    );
+    let mul = crate::ptx::montgomery_mul_nocarry(name, limbs, &modulus, c.inv as u32);
     s.push_str(&FIELD.replace("FIELD", name).replace("@MUL_PTX@", &mul));
 }
 
