@@ -49,8 +49,12 @@ impl ProgramKind {
         }
     }
 
-    /// The program's full source.
-    pub(crate) fn source(self) -> String {
+    /// The programs a backend builds (the test-only field program aside).
+    pub const ALL: [ProgramKind; 3] = [ProgramKind::Fr, ProgramKind::G1Msm, ProgramKind::G2Msm];
+
+    /// The program's full source as the backend builds it: the `.cl` files with the
+    /// generated headers, before the build options (`-DSLUICE_NVIDIA` selects the PTX path).
+    pub fn source(self) -> String {
         let mut s = String::from(COMMON);
         match self {
             ProgramKind::Fr => {
