@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use ocl::core::{self, ArgVal, Event, MemFlags};
 use sluice_backend::{Allocation, BackendError, MemoryKind, MemoryTracker};
 
+use crate::capture;
 use crate::device::DeviceInfo;
 use crate::program::{self, KernelCache};
 use crate::source::ProgramKind;
@@ -310,6 +311,11 @@ impl DeviceCtx {
             kernel,
             next: 0,
             profile: self.profile.as_ref().map(|p| (p, name.to_owned())),
+            capture: capture::wanted(name).then(|| Capturing {
+                name: name.to_owned(),
+                program,
+                args: Vec::new(),
+            }),
         })
     }
 
@@ -467,31 +473,48 @@ pub(crate) struct Launch<'a> {
     kernel: core::Kernel,
     next: u32,
     profile: Option<(&'a ProfileLog, String)>,
+    capture: Option<Capturing>,
+}
+
+/// A launch being recorded for `SLUICE_CAPTURE_DIR` (see [`capture`]).
+struct Capturing {
+    name: String,
+    program: Arc<core::Program>,
+    args: Vec<capture::Arg>,
 }
 
 impl Launch<'_> {
-    fn arg(mut self, v: ArgVal<'_>) -> Result<Self, BackendError> {
+    fn arg(
+        mut self,
+        v: ArgVal<'_>,
+        record: impl FnOnce() -> capture::Arg,
+    ) -> Result<Self, BackendError> {
         core::set_kernel_arg(&self.kernel, self.next, v)
             .map_err(|e| driver_error("clSetKernelArg", &e))?;
         self.next += 1;
+        if let Some(c) = &mut self.capture {
+            c.args.push(record());
+        }
         Ok(self)
     }
 
     pub(crate) fn mem(self, m: &core::Mem) -> Result<Self, BackendError> {
-        self.arg(ArgVal::mem(m))
+        self.arg(ArgVal::mem(m), || capture::Arg::Mem(m.clone()))
     }
 
     pub(crate) fn u32(self, v: u32) -> Result<Self, BackendError> {
-        self.arg(ArgVal::scalar(&v))
+        self.arg(ArgVal::scalar(&v), || capture::Arg::U32(v))
     }
 
     pub(crate) fn u64(self, v: u64) -> Result<Self, BackendError> {
-        self.arg(ArgVal::scalar(&v))
+        self.arg(ArgVal::scalar(&v), || capture::Arg::U64(v))
     }
 
     /// A `__local` argument of `words` 32-bit words.
     pub(crate) fn local_words(self, words: usize) -> Result<Self, BackendError> {
-        self.arg(ArgVal::local::<u32>(&words))
+        self.arg(ArgVal::local::<u32>(&words), || {
+            capture::Arg::Local(words * 4)
+        })
     }
 
     /// The most work items a group of this kernel may have on its device (0 if unknown).
@@ -525,6 +548,16 @@ impl Launch<'_> {
             return Ok(());
         }
         let global = local.map_or(global, |l| global.div_ceil(l) * l);
+        // A launch only built to query the kernel (say its group limit) never claims a slot.
+        let capture = self
+            .capture
+            .as_ref()
+            .and_then(|c| Some((c, capture::slot(&c.name)?)));
+        if let Some((c, dir)) = &capture {
+            if let Err(e) = capture::write_buffers(dir, self.queue, &c.args, "") {
+                log::warn!("capture of {} into {}: {e}", c.name, dir.display());
+            }
+        }
         let mut event = self.profile.is_some().then(Event::null);
         // SAFETY: every argument is set; the buffers outlive the queue's use of them because
         // every operation that reads results synchronises (blocking read or finish) before
@@ -554,6 +587,15 @@ impl Launch<'_> {
             };
             if let Some((events, name)) = self.profile {
                 lock(events).push((name, event, wg, private));
+            }
+        }
+        if let Some((c, dir)) = &capture {
+            let written = capture::write_buffers(dir, self.queue, &c.args, ".after")
+                .and_then(|()| program::program_binary(&c.program).map_err(|e| e.to_string()))
+                .and_then(|bin| capture::write_launch(dir, &c.name, &bin, &c.args, global, local));
+            match written {
+                Ok(()) => log::info!("captured a launch of {} into {}", c.name, dir.display()),
+                Err(e) => log::warn!("capture of {} into {}: {e}", c.name, dir.display()),
             }
         }
         Ok(())

@@ -21,6 +21,8 @@
 //! `SLUICE_MSM_CHUNK`, `SLUICE_MSM_SLICE`, `SLUICE_MSM_GROUP`: the MSM's window bits,
 //! entries per chunk, chunks per reduce work item and the point kernels' work-group size
 //! (0: the driver's choice), instead of the defaults (see `kernels/msm.cl`).
+//! `SLUICE_CAPTURE_DIR` / `SLUICE_CAPTURE_KERNEL` / `SLUICE_CAPTURE_COUNT`: record chosen
+//! launches for replay under NVIDIA's profiler (see `capture.rs`).
 //! `SLUICE_PROFILE=1`: queues record every kernel's device time;
 //! [`OpenClBackend::profile_report`] sums it per kernel, and a backend prints what is left
 //! unreported to stderr when it is dropped.
@@ -31,6 +33,7 @@
 //! whose segments are longer than such a buffer's chunks, return
 //! [`BackendError::Unsupported`].
 
+mod capture;
 mod context;
 mod device;
 mod msm;

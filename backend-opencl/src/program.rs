@@ -272,7 +272,7 @@ fn from_source(
     Ok(program)
 }
 
-fn program_binary(program: &core::Program) -> Result<Vec<u8>, BackendError> {
+pub(crate) fn program_binary(program: &core::Program) -> Result<Vec<u8>, BackendError> {
     match core::get_program_info(program, ProgramInfo::Binaries) {
         Ok(ProgramInfoResult::Binaries(mut b)) if b.len() == 1 && !b[0].is_empty() => {
             Ok(b.swap_remove(0))

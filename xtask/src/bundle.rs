@@ -27,6 +27,9 @@ const BINARIES: [(&str, &str, &str); 2] = [
     ("sluice-pipeline", "residency", "opencl"),
 ];
 
+/// Replays a captured OpenCL launch through the CUDA driver, for `ncu` (`STEPS=profile`).
+const REPLAYER: &str = "backend-opencl/tools/replay_capture.py";
+
 /// Builds the bundle into `target/device/` and returns its path.
 pub fn bundle() -> Result<PathBuf, String> {
     let out = PathBuf::from("target/device");
@@ -64,6 +67,9 @@ pub fn bundle() -> Result<PathBuf, String> {
     let script = out.join("run.sh");
     std::fs::write(&script, RUN_SCRIPT).map_err(|e| format!("cannot write run.sh: {e}"))?;
     set_executable(&script)?;
+    // The `profile` step's replayer (Python with CuPy, both on the GPU machine's image).
+    std::fs::copy(REPLAYER, out.join("replay_capture.py"))
+        .map_err(|e| format!("cannot copy {REPLAYER}: {e}"))?;
     let bytes: u64 = std::fs::read_dir(&bin)
         .map_err(|e| e.to_string())?
         .filter_map(|e| e.ok()?.metadata().ok())
@@ -138,7 +144,7 @@ fn set_executable(_: &Path) -> Result<(), String> {
 }
 
 /// The script that runs on the GPU machine. `STEPS` (default
-/// `unit,small,large,bench,multi,residency`; `peers` and `partition` on request) picks the
+/// `unit,small,large,bench,multi,residency`; `peers`, `partition` and `profile` on request) picks the
 /// steps; `OPS`, `SIZES` (sluice-bench
 /// `--sizes` flags), `REPS` and `DEVICES` (default `gpu0`) override the bench ladder;
 /// `MULTI_OPS`/`MULTI_SIZES` the every-GPU MSM ladder (`multi`, only where there are two or
@@ -212,6 +218,38 @@ want peers && step "bench with peers (bellperson GPU)" bench-peers.log "$here/bi
 want partition && step "partition" partition.log "$here/bin/sluice-bench" --backends opencl \
     --ops partition --demo off --sizes "${PARTITION_SIZES:-24,26,27}" --reps "${REPS:-2}" \
     --devices "${DEVICES:-gpu0}" --out "$WORK/partition"
+# Per-instruction profiles (not by default): ncu sees no OpenCL kernel, so a bench run
+# captures the first PROFILE_COUNT launches of each of PROFILE_KERNELS (SLUICE_CAPTURE_DIR;
+# every pass of the first 2^24 NTT, whole buffers before and after), and each capture
+# is replayed through the CUDA driver (replay_capture.py: checked against the OpenCL result,
+# then timed) and profiled with ncu. Text reports go to profile.log, the per-instruction
+# (source page) CSVs to profile.tgz.
+if want profile; then
+    cap="$WORK/capture"; rm -rf "$cap" "$WORK/profile"; mkdir -p "$WORK/profile"
+    SLUICE_CAPTURE_DIR="$cap" SLUICE_CAPTURE_COUNT="${PROFILE_COUNT:-4}" \
+    SLUICE_CAPTURE_KERNEL="${PROFILE_KERNELS:-fr_ntt_pass_r1,G1_msm_accumulate,G2_msm_accumulate}" \
+    step "capture launches" capture.log "$here/bin/sluice-bench" --backends opencl --demo off \
+        --ops "${PROFILE_OPS:-ntt,msm-g1,msm-g2}" \
+        ${PROFILE_SIZES:---sizes ntt=24 --sizes msm-g1=22 --sizes msm-g2=20} --reps 1 \
+        --devices "${DEVICES:-gpu0}" --out "$WORK/capture-bench"
+    for d in "$cap"/*/; do
+        [ -f "$d/launch.json" ] || continue
+        k="$(basename "$d")"; kernel="${k%-*}"
+        {
+            echo "=== $k"
+            timeout "${STEP_TIMEOUT:-600}" python3 "$here/replay_capture.py" "$d" 5
+            echo "replay rc=$?"
+            timeout "${STEP_TIMEOUT:-600}" ncu --clock-control none --set full -k "regex:^${kernel}\$" -c 1 \
+                -f -o "$WORK/profile/$k" python3 "$here/replay_capture.py" "$d" 0 > /dev/null 2>&1
+            echo "ncu rc=$?"
+            ncu --import "$WORK/profile/$k.ncu-rep" --page details 2>&1
+            ncu --import "$WORK/profile/$k.ncu-rep" --page source --csv --print-source sass \
+                > "$WORK/profile/$k-source.csv" 2>&1
+        } >> "$OUT/profile.log" 2>&1
+    done
+    tar czf "$OUT/profile.tgz" -C "$WORK" profile 2>/dev/null
+    summary+=("$(printf '%-34s %s' "profiles" "profile.log, profile.tgz")")
+fi
 # Streaming vs in-memory proofs at 2^20 and 2^24 with a 1 GiB device budget, then the
 # pipeline's throughput and device busy fraction (one device worker per GPU).
 want residency && step "residency and pipeline" residency.log "$here/bin/residency" \

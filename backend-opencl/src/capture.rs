@@ -1,0 +1,258 @@
+//! Launch capture for profiling outside OpenCL: `SLUICE_CAPTURE_DIR=DIR` and
+//! `SLUICE_CAPTURE_KERNEL=name[,name..]` record the first `SLUICE_CAPTURE_COUNT` (default 1)
+//! launches of each named kernel into `DIR/<kernel>-<k>/`:
+//!
+//! - `program.bin`: the program binary the launch ran (PTX text on NVIDIA);
+//! - `arg<i>.bin` / `arg<i>.after.bin`: every buffer argument before and after the launch;
+//! - `launch.json`: the kernel, the global and local sizes, and the arguments in order
+//!   (`mem` with its files, `u32` / `u64` with the value, `local` with its bytes).
+//!
+//! Why: NVIDIA's profiler (`ncu`) sees no OpenCL kernel, but the same PTX launched through
+//! the CUDA driver is a CUDA kernel to it. `tools/replay_capture.py` (carried in the device
+//! bundle) replays a capture with CuPy, checks the result against `arg<i>.after.bin` and
+//! then repeats the launch for `ncu`. A capture reads whole buffers back, so it is slow and
+//! only for such runs; a failure to write one is logged and the launch runs regardless.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use ocl::core::{self, MemInfo, MemInfoResult};
+
+/// One recorded kernel argument.
+pub(crate) enum Arg {
+    /// A buffer (a handle: the contents are read at launch time).
+    Mem(core::Mem),
+    U32(u32),
+    U64(u64),
+    /// A `__local` argument of this many bytes.
+    Local(usize),
+}
+
+struct Config {
+    dir: PathBuf,
+    kernels: Vec<String>,
+    count: usize,
+    taken: Mutex<HashMap<String, usize>>,
+}
+
+fn config() -> Option<&'static Config> {
+    static C: OnceLock<Option<Config>> = OnceLock::new();
+    C.get_or_init(|| {
+        let dir = std::env::var_os("SLUICE_CAPTURE_DIR")?;
+        let kernels = std::env::var("SLUICE_CAPTURE_KERNEL").ok()?;
+        Some(Config {
+            dir: PathBuf::from(dir),
+            kernels: kernels.split(',').map(|k| k.trim().to_owned()).collect(),
+            count: std::env::var("SLUICE_CAPTURE_COUNT")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(1),
+            taken: Mutex::new(HashMap::new()),
+        })
+    })
+    .as_ref()
+}
+
+/// Whether launches of `kernel` are to be recorded (their arguments kept until they run).
+pub(crate) fn wanted(kernel: &str) -> bool {
+    config().is_some_and(|c| c.kernels.iter().any(|k| k == kernel))
+}
+
+/// The directory a launch of `kernel` that is running now is to be captured into, if it is
+/// one of the launches asked for (each call counts one launch).
+pub(crate) fn slot(kernel: &str) -> Option<PathBuf> {
+    let c = config()?;
+    if !c.kernels.iter().any(|k| k == kernel) {
+        return None;
+    }
+    let mut taken = crate::lock(&c.taken);
+    let k = taken.entry(kernel.to_owned()).or_insert(0);
+    if *k >= c.count {
+        return None;
+    }
+    *k += 1;
+    Some(c.dir.join(format!("{kernel}-{}", *k - 1)))
+}
+
+fn read_all(queue: &core::CommandQueue, mem: &core::Mem) -> Result<Vec<u8>, String> {
+    let bytes = match core::get_mem_object_info(mem, MemInfo::Size) {
+        Ok(MemInfoResult::Size(b)) => b,
+        other => return Err(format!("buffer size unknown: {other:?}")),
+    };
+    let mut words = vec![0u32; bytes / 4];
+    // SAFETY: a blocking read into a vector of the buffer's size.
+    unsafe {
+        core::enqueue_read_buffer(
+            queue,
+            mem,
+            true,
+            0,
+            &mut words,
+            None::<core::Event>,
+            None::<&mut core::Event>,
+        )
+    }
+    .map_err(|e| format!("read back: {e}"))?;
+    Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect())
+}
+
+/// Writes the buffers' contents as `arg<i><suffix>.bin`.
+pub(crate) fn write_buffers(
+    dir: &Path,
+    queue: &core::CommandQueue,
+    args: &[Arg],
+    suffix: &str,
+) -> Result<(), String> {
+    core::finish(queue).map_err(|e| format!("finish: {e}"))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for (i, a) in args.iter().enumerate() {
+        if let Arg::Mem(m) = a {
+            let file = dir.join(format!("arg{i}{suffix}.bin"));
+            std::fs::write(&file, read_all(queue, m)?)
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `launch.json` and `program.bin`.
+pub(crate) fn write_launch(
+    dir: &Path,
+    kernel: &str,
+    program: &[u8],
+    args: &[Arg],
+    global: usize,
+    local: Option<usize>,
+) -> Result<(), String> {
+    let mut json = format!(
+        "{{\"kernel\": \"{kernel}\", \"global\": {global}, \"local\": {}, \"args\": [",
+        local.unwrap_or(0)
+    );
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            json.push_str(", ");
+        }
+        let _ = match a {
+            Arg::Mem(_) => write!(
+                json,
+                "{{\"kind\": \"mem\", \"file\": \"arg{i}.bin\", \"after\": \"arg{i}.after.bin\"}}"
+            ),
+            Arg::U32(v) => write!(json, "{{\"kind\": \"u32\", \"value\": {v}}}"),
+            Arg::U64(v) => write!(json, "{{\"kind\": \"u64\", \"value\": {v}}}"),
+            Arg::Local(b) => write!(json, "{{\"kind\": \"local\", \"bytes\": {b}}}"),
+        };
+    }
+    json.push_str("]}\n");
+    std::fs::write(dir.join("launch.json"), json).map_err(|e| format!("launch.json: {e}"))?;
+    std::fs::write(dir.join("program.bin"), program).map_err(|e| format!("program.bin: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use ff::Field;
+    use sluice_backend::{ComputeBackend, NttOrder, Transform};
+    use sluice_field::Fr;
+
+    use crate::repr::as_words;
+    use crate::testing::{backend, rng};
+
+    const CHILD: &str = "SLUICE_CAPTURE_TEST_CHILD";
+
+    fn inputs() -> (Vec<Fr>, Vec<Fr>) {
+        let mut r = rng(31);
+        let a = (0..100).map(|_| Fr::random(&mut r)).collect();
+        let b = (0..100).map(|_| Fr::random(&mut r)).collect();
+        (a, b)
+    }
+
+    /// Runs in a child process with the capture variables set (they are read once).
+    #[test]
+    fn capture_child() {
+        if std::env::var_os(CHILD).is_none() {
+            return;
+        }
+        let Some(b) = backend() else {
+            return;
+        };
+        let (a, bv) = inputs();
+        let mut da = b.upload_fr("a", &a).unwrap();
+        let db = b.upload_fr("b", &bv).unwrap();
+        for _ in 0..3 {
+            b.sub_assign(&mut da, &db).unwrap(); // the third is past SLUICE_CAPTURE_COUNT
+        }
+        // 2^10: two passes, each launch built once before to query the kernel's group limit.
+        let mut x = b.upload_fr("x", &vec![Fr::ONE; 1 << 10]).unwrap();
+        b.transform(&mut x, Transform::Ntt, NttOrder::NaturalToNatural)
+            .unwrap();
+    }
+
+    /// A captured launch holds the kernel's arguments in order, each buffer before and after
+    /// the launch, and the program binary.
+    #[test]
+    fn a_captured_launch_records_arguments_and_buffers() {
+        if backend().is_none() {
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("sluice-capture-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let run = std::env::current_exe().and_then(|exe| {
+            std::process::Command::new(exe)
+                .args(["--exact", "capture::tests::capture_child", "--nocapture"])
+                .env(CHILD, "1")
+                .env("SLUICE_CAPTURE_DIR", &dir)
+                .env(
+                    "SLUICE_CAPTURE_KERNEL",
+                    "fr_mul_assign, fr_sub_assign,fr_ntt_pass_r1",
+                )
+                .env("SLUICE_CAPTURE_COUNT", "2")
+                .env("SLUICE_NTT_RADIX", "1")
+                .output()
+        });
+        let out = match run {
+            Ok(out) => out,
+            Err(e) => {
+                eprintln!("capture check skipped: cannot re-run the test binary ({e})");
+                return;
+            }
+        };
+        assert!(out.status.success(), "child failed: {out:?}");
+        let launch = dir.join("fr_sub_assign-0");
+        let json = std::fs::read_to_string(launch.join("launch.json")).unwrap();
+        assert!(
+            json.starts_with("{\"kernel\": \"fr_sub_assign\", \"global\": "),
+            "{json}"
+        );
+        assert!(
+            json.contains(
+                "\"args\": [{\"kind\": \"mem\", \"file\": \"arg0.bin\", \"after\": \
+                 \"arg0.after.bin\"}, {\"kind\": \"mem\", \"file\": \"arg1.bin\", \"after\": \
+                 \"arg1.after.bin\"}, {\"kind\": \"u32\", \"value\": 100}]"
+            ),
+            "{json}"
+        );
+        let (a, bv) = inputs();
+        let words =
+            |v: &[Fr]| -> Vec<u8> { as_words(v).iter().flat_map(|w| w.to_le_bytes()).collect() };
+        let diff: Vec<Fr> = a.iter().zip(&bv).map(|(x, y)| x - y).collect();
+        let read = |f: &str| std::fs::read(launch.join(f)).unwrap();
+        // Buffers may be padded past the 100 elements (3200 bytes).
+        assert_eq!(read("arg0.bin")[..3200], words(&a)[..]);
+        assert_eq!(read("arg0.after.bin")[..3200], words(&diff)[..]);
+        assert_eq!(read("arg1.bin")[..3200], words(&bv)[..]);
+        assert!(!read("program.bin").is_empty());
+        assert!(dir.join("fr_sub_assign-1").join("launch.json").exists());
+        assert!(
+            !dir.join("fr_sub_assign-2").exists(),
+            "two launches asked for"
+        );
+        assert!(!dir.join("fr_mul_assign-0").exists(), "no such launch ran");
+        // Launches built only to query the kernel claim no capture.
+        for k in 0..2 {
+            let pass = dir.join(format!("fr_ntt_pass_r1-{k}")).join("launch.json");
+            assert!(pass.exists(), "{}", pass.display());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

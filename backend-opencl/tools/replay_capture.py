@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Replays one OpenCL kernel launch captured by sluice (SLUICE_CAPTURE_DIR, see
+backend-opencl/src/capture.rs) through the CUDA driver, so that NVIDIA's profiler sees it:
+
+    python3 replay_capture.py CAPTURE_DIR [REPEATS]
+    ncu --clock-control none --set full -o prof python3 replay_capture.py CAPTURE_DIR 1
+
+The program binary of an NVIDIA OpenCL build is PTX, which the CUDA driver loads as a
+module. Buffer arguments are uploaded from arg<i>.bin; scalars are passed as recorded;
+`__local` arguments are pointers into the launch's dynamic shared memory (the OpenCL
+compiler passes them as .shared addresses), laid out one after another from its start,
+which a one-line CUDA kernel reports (the architecture may reserve shared memory below it).
+The first launch's buffers are compared with arg<i>.after.bin (exit status 1 on a
+mismatch), then the launch is repeated REPEATS times (default 3) and timed with CUDA events.
+Needs CuPy (on the GPU machine's image) and nothing from sluice.
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+import cupy as cp
+import numpy as np
+
+
+def dynamic_shared_base():
+    """The .shared address where a launch's dynamic shared memory starts."""
+    probe = cp.RawKernel(
+        r'''extern "C" __global__ void sluice_shared_base(unsigned *out) {
+             extern __shared__ char s[];
+             out[0] = (unsigned)__cvta_generic_to_shared(s);
+           }''', "sluice_shared_base")
+    out = cp.zeros(1, dtype=cp.uint32)
+    probe((1,), (1,), (out,), shared_mem=16)
+    return int(out[0])
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    d = sys.argv[1]
+    repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    with open(os.path.join(d, "launch.json")) as f:
+        launch = json.load(f)
+    program = os.path.join(d, "program.bin")
+    with open(program, "rb") as f:
+        if f.read(2) == b"//":  # PTX text: give the loader the extension it knows
+            ptx = os.path.join(tempfile.mkdtemp(), "program.ptx")
+            shutil.copyfile(program, ptx)
+            program = ptx
+    module = cp.RawModule(path=program)
+    kernel = module.get_function(launch["kernel"])
+
+    base = dynamic_shared_base()
+
+    def fresh_args():
+        args, buffers, shared = [], {}, 0
+        for i, a in enumerate(launch["args"]):
+            if a["kind"] == "mem":
+                host = np.fromfile(os.path.join(d, a["file"]), dtype=np.uint8)
+                buffers[i] = cp.asarray(host)
+                args.append(buffers[i])
+            elif a["kind"] == "u32":
+                args.append(np.uint32(a["value"]))
+            elif a["kind"] == "u64":
+                args.append(np.uint64(a["value"]))
+            elif a["kind"] == "local":
+                args.append(np.uint64(base + shared))
+                shared += (a["bytes"] + 15) // 16 * 16
+            else:
+                sys.exit(f"unknown argument kind {a['kind']}")
+        return args, buffers, shared
+
+    local = launch["local"] or 128  # 0: the OpenCL driver chose; any size the kernel allows
+    grid = (launch["global"] + local - 1) // local
+    args, buffers, shared = fresh_args()
+    if shared > 48 * 1024:
+        kernel.max_dynamic_shared_size_bytes = shared
+    kernel((grid,), (local,), tuple(args), shared_mem=shared)
+    cp.cuda.Device().synchronize()
+    bad = 0
+    for i, buf in buffers.items():
+        want = np.fromfile(os.path.join(d, launch["args"][i]["after"]), dtype=np.uint8)
+        got = cp.asnumpy(buf)
+        if not np.array_equal(got, want):
+            bad += 1
+            print(f"argument {i}: differs from the OpenCL launch in "
+                  f"{int(np.count_nonzero(got != want))} of {got.size} bytes")
+    print(f"{launch['kernel']}: grid {grid} x {local}, {shared} bytes shared from "
+          f"{base}; replay "
+          + ("matches the OpenCL launch" if bad == 0 else f"MISMATCH in {bad} buffers"))
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    times = []
+    for _ in range(repeats):
+        args, _, _ = fresh_args()
+        start.record()
+        kernel((grid,), (local,), tuple(args), shared_mem=shared)
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    if times:
+        print(f"{launch['kernel']}: median {sorted(times)[len(times) // 2]:.3f} ms of {repeats}")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
