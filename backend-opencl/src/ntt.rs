@@ -283,7 +283,7 @@ fn max_tiles_log() -> u32 {
 /// How [`passes_with`] lays out the passes of one transform.
 #[derive(Clone, Copy, Debug)]
 struct PassConfig {
-    /// Rounds per register stage (1-3), at most the pass's rounds.
+    /// Rounds per register stage (1-2), at most the pass's rounds.
     radix_log: u32,
     /// Most elements (log2) per tile.
     max_rounds: u32,
