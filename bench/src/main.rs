@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use ff::Field;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
+use rayon::prelude::*;
 use sluice_backend::{BackendError, ComputeBackend, MemoryKind, NttOrder, Scalars, Transform};
 use sluice_backend_cpu::CpuBackend;
 use sluice_field::{Fr, G1Projective, G2Projective};
@@ -182,16 +183,23 @@ fn row(
     log: u32,
     f: impl FnOnce() -> Result<(Vec<Duration>, Option<u64>), String>,
 ) -> Row {
+    let start = Instant::now();
     let row = match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok((times, peak))) => Row::measured(op.name(), label, log, &times, peak),
         Ok(Err(e)) => Row::failed(op.name(), label, log, e),
         Err(panic) => Row::failed(op.name(), label, log, panic_message(&panic)),
     };
+    // The row's whole wall time (inputs, warm-up, runs, result check): what a run with a
+    // time limit, like a GPU call, has to plan for.
+    let whole = start.elapsed().as_secs_f64();
     match &row.outcome {
         report::Outcome::Measured { median_s, .. } => {
-            eprintln!("{}", report::format_seconds(*median_s))
+            eprintln!(
+                "{} (row {whole:.1} s in all)",
+                report::format_seconds(*median_s)
+            )
         }
-        report::Outcome::Failed { error } => eprintln!("failed: {error}"),
+        report::Outcome::Failed { error } => eprintln!("failed: {error} (row {whole:.1} s)"),
     }
     row
 }
@@ -405,12 +413,22 @@ fn check_ntt(x: &[Fr], out: &[Fr], log: u32, rng: &mut ChaCha20Rng) -> Result<()
     for _ in 0..2 {
         let k = (rng.next_u64() % x.len() as u64) as usize;
         let wk = domain.omega().pow_vartime([k as u64]);
-        let mut power = Fr::ONE;
-        let mut sum = Fr::ZERO;
-        for xi in x {
-            sum += *xi * power;
-            power *= wk;
-        }
+        // In parallel chunks, each from its own power of w^k: at 2^27 one thread took
+        // seconds of a GPU call's time.
+        const CHUNK: usize = 1 << 16;
+        let sum: Fr = x
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(c, xs)| {
+                let mut power = wk.pow_vartime([(c * CHUNK) as u64]);
+                let mut sum = Fr::ZERO;
+                for xi in xs {
+                    sum += *xi * power;
+                    power *= wk;
+                }
+                sum
+            })
+            .sum();
         if sum != out[k] {
             return Err(format!(
                 "the NTT differs from the host reference at position {k}"
