@@ -513,7 +513,8 @@ mod tests {
                             super::passes_with(ctx, mem, &tw, log_n, input.len(), dif, &c).unwrap();
                             let mut got = vec![Fr::ZERO; input.len()];
                             b.read_fr(&buf, 0, &mut got).unwrap();
-                            assert!(got == want, "2^{log_n} dif {dif}: {c:?}");
+                            let seed = 500 + log_n;
+                            assert!(got == want, "2^{log_n} dif {dif}: {c:?} (seed {seed})");
                         }
                     }
                 }
@@ -542,7 +543,7 @@ mod tests {
                 super::bit_reverse(ctx, &buf.data.chunks[0], log_n, input.len()).unwrap();
                 let mut got = vec![Fr::ZERO; input.len()];
                 b.read_fr(&buf, 0, &mut got).unwrap();
-                assert!(got == want, "2^{log_n} x {runs}");
+                assert!(got == want, "2^{log_n} x {runs} (seed {})", 600 + log_n);
             }
         }
     }
