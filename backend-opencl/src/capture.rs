@@ -20,6 +20,8 @@ use std::sync::{Mutex, OnceLock};
 
 use ocl::core::{self, MemInfo, MemInfoResult};
 
+use crate::context::DeviceCtx;
+
 /// One recorded kernel argument.
 pub(crate) enum Arg {
     /// A buffer (a handle: the contents are read at launch time).
@@ -45,10 +47,7 @@ fn config() -> Option<&'static Config> {
         Some(Config {
             dir: PathBuf::from(dir),
             kernels: kernels.split(',').map(|k| k.trim().to_owned()).collect(),
-            count: std::env::var("SLUICE_CAPTURE_COUNT")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(1),
+            count: crate::env_in("SLUICE_CAPTURE_COUNT", 0..=usize::MAX).unwrap_or(1),
             taken: Mutex::new(HashMap::new()),
         })
     })
@@ -60,13 +59,11 @@ pub(crate) fn wanted(kernel: &str) -> bool {
     config().is_some_and(|c| c.kernels.iter().any(|k| k == kernel))
 }
 
-/// The directory a launch of `kernel` that is running now is to be captured into, if it is
-/// one of the launches asked for (each call counts one launch).
+/// The directory a launch of `kernel` (one [`wanted`] said to record) that is running now
+/// is to be captured into, if it is within the first `SLUICE_CAPTURE_COUNT` (each call
+/// counts one launch).
 pub(crate) fn slot(kernel: &str) -> Option<PathBuf> {
     let c = config()?;
-    if !c.kernels.iter().any(|k| k == kernel) {
-        return None;
-    }
     let mut taken = crate::lock(&c.taken);
     let k = taken.entry(kernel.to_owned()).or_insert(0);
     if *k >= c.count {
@@ -76,41 +73,31 @@ pub(crate) fn slot(kernel: &str) -> Option<PathBuf> {
     Some(c.dir.join(format!("{kernel}-{}", *k - 1)))
 }
 
-fn read_all(queue: &core::CommandQueue, mem: &core::Mem) -> Result<Vec<u8>, String> {
+/// The whole of a buffer, through the context's reads (staged for large buffers).
+fn read_all(ctx: &DeviceCtx, mem: &core::Mem) -> Result<Vec<u8>, String> {
     let bytes = match core::get_mem_object_info(mem, MemInfo::Size) {
         Ok(MemInfoResult::Size(b)) => b,
         other => return Err(format!("buffer size unknown: {other:?}")),
     };
     let mut words = vec![0u32; bytes / 4];
-    // SAFETY: a blocking read into a vector of the buffer's size.
-    unsafe {
-        core::enqueue_read_buffer(
-            queue,
-            mem,
-            true,
-            0,
-            &mut words,
-            None::<core::Event>,
-            None::<&mut core::Event>,
-        )
-    }
-    .map_err(|e| format!("read back: {e}"))?;
+    ctx.read(mem, 0, &mut words)
+        .map_err(|e| format!("read back: {e}"))?;
     Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect())
 }
 
 /// Writes the buffers' contents as `arg<i><suffix>.bin`.
 pub(crate) fn write_buffers(
     dir: &Path,
-    queue: &core::CommandQueue,
+    ctx: &DeviceCtx,
     args: &[Arg],
     suffix: &str,
 ) -> Result<(), String> {
-    core::finish(queue).map_err(|e| format!("finish: {e}"))?;
+    ctx.finish().map_err(|e| format!("finish: {e}"))?;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for (i, a) in args.iter().enumerate() {
         if let Arg::Mem(m) = a {
             let file = dir.join(format!("arg{i}{suffix}.bin"));
-            std::fs::write(&file, read_all(queue, m)?)
+            std::fs::write(&file, read_all(ctx, m)?)
                 .map_err(|e| format!("{}: {e}", file.display()))?;
         }
     }

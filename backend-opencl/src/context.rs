@@ -306,8 +306,7 @@ impl DeviceCtx {
         let kernel =
             core::create_kernel(&program, name).map_err(|e| driver_error("clCreateKernel", &e))?;
         Ok(Launch {
-            device: self.info.device_id,
-            queue: &self.queue,
+            ctx: self,
             kernel,
             next: 0,
             profile: self.profile.as_ref().map(|p| (p, name.to_owned())),
@@ -468,8 +467,7 @@ pub(crate) fn alloc_error(what: &str, bytes: u64, e: &core::Error) -> BackendErr
 
 /// A kernel launch being assembled: arguments in order, then [`Launch::run`].
 pub(crate) struct Launch<'a> {
-    device: core::DeviceId,
-    queue: &'a core::CommandQueue,
+    ctx: &'a DeviceCtx,
     kernel: core::Kernel,
     next: u32,
     profile: Option<(&'a ProfileLog, String)>,
@@ -521,7 +519,7 @@ impl Launch<'_> {
     pub(crate) fn work_group_limit(&self) -> usize {
         match core::get_kernel_work_group_info(
             &self.kernel,
-            self.device,
+            self.ctx.info.device_id,
             core::KernelWorkGroupInfo::WorkGroupSize,
         ) {
             Ok(core::KernelWorkGroupInfoResult::WorkGroupSize(v)) => v,
@@ -554,7 +552,7 @@ impl Launch<'_> {
             .as_ref()
             .and_then(|c| Some((c, capture::slot(&c.name)?)));
         if let Some((c, dir)) = &capture {
-            if let Err(e) = capture::write_buffers(dir, self.queue, &c.args, "") {
+            if let Err(e) = capture::write_buffers(dir, self.ctx, &c.args, "") {
                 log::warn!("capture of {} into {}: {e}", c.name, dir.display());
             }
         }
@@ -564,7 +562,7 @@ impl Launch<'_> {
         // its buffers can be dropped.
         unsafe {
             core::enqueue_kernel(
-                self.queue,
+                &self.ctx.queue,
                 &self.kernel,
                 1,
                 None,
@@ -579,7 +577,7 @@ impl Launch<'_> {
             let wg = self.work_group_limit();
             let private = match core::get_kernel_work_group_info(
                 &self.kernel,
-                self.device,
+                self.ctx.info.device_id,
                 core::KernelWorkGroupInfo::PrivateMemSize,
             ) {
                 Ok(core::KernelWorkGroupInfoResult::PrivateMemSize(v)) => v,
@@ -590,7 +588,7 @@ impl Launch<'_> {
             }
         }
         if let Some((c, dir)) = &capture {
-            let written = capture::write_buffers(dir, self.queue, &c.args, ".after")
+            let written = capture::write_buffers(dir, self.ctx, &c.args, ".after")
                 .and_then(|()| program::program_binary(&c.program).map_err(|e| e.to_string()))
                 .and_then(|bin| capture::write_launch(dir, &c.name, &bin, &c.args, global, local));
             match written {

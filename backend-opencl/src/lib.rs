@@ -566,6 +566,18 @@ pub mod test_support {
     }
 }
 
+/// The environment variable `name` parsed as a `T` within `range`; `None` when unset,
+/// unparsable or out of range (the experiment overrides fall back to their defaults).
+pub(crate) fn env_in<T: std::str::FromStr + PartialOrd>(
+    name: &str,
+    range: std::ops::RangeInclusive<T>,
+) -> Option<T> {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|v| range.contains(v))
+}
+
 #[cfg(test)]
 pub(crate) mod testing {
     //! What every test needs: one backend per process (programs build once), seeded RNGs.

@@ -84,12 +84,7 @@ const SUM_GROUP: usize = 16;
 fn tuning() -> [Option<usize>; 4] {
     static T: std::sync::OnceLock<[Option<usize>; 4]> = std::sync::OnceLock::new();
     *T.get_or_init(|| {
-        let var = |k: &str, lo: usize, hi: usize| {
-            std::env::var(k)
-                .ok()
-                .and_then(|v| v.parse::<usize>().ok())
-                .filter(|v| (lo..=hi).contains(v))
-        };
+        let var = |k: &str, lo: usize, hi: usize| crate::env_in(k, lo..=hi);
         [
             var("SLUICE_MSM_WINDOW", 2, 24),
             var("SLUICE_MSM_CHUNK", 1, 1 << 20),

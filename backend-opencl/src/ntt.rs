@@ -244,21 +244,12 @@ fn domain_log(n: usize) -> Result<u32, BackendError> {
     Ok(log_n)
 }
 
-/// The environment variable `name` as a number in `range`, else `default`.
-fn env_u32(name: &str, range: std::ops::RangeInclusive<u32>, default: u32) -> u32 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|v| range.contains(v))
-        .unwrap_or(default)
-}
-
 /// Most columns (log2) one pass's work group owns: 8 adjacent elements, 256 contiguous bytes
 /// per tile row. `SLUICE_NTT_COLUMNS` (0-3) overrides it for experiments; 0 gives the old
 /// one-column sets.
 fn max_columns_log() -> u32 {
     static C: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *C.get_or_init(|| env_u32("SLUICE_NTT_COLUMNS", 0..=3, 3))
+    *C.get_or_init(|| crate::env_in("SLUICE_NTT_COLUMNS", 0..=3).unwrap_or(3))
 }
 
 /// Rounds each work item of a pass runs in registers between local-memory exchanges (log2
@@ -269,7 +260,7 @@ fn max_columns_log() -> u32 {
 /// r = 3 kernel is gone: it also took 5.4 of the Fr program's 12 s cold build.
 fn radix_log() -> u32 {
     static R: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *R.get_or_init(|| env_u32("SLUICE_NTT_RADIX", 1..=2, 1))
+    *R.get_or_init(|| crate::env_in("SLUICE_NTT_RADIX", 1..=2).unwrap_or(1))
 }
 
 /// Most tiles (log2) one work group of a pass runs with one twiddle table: 3, or
@@ -277,7 +268,7 @@ fn radix_log() -> u32 {
 /// on an H200 at r = 1, NTT 2^27: 3 tiles (log2) 63.9 ms, 2 64.6, 1 66.1, 0 69.7.
 fn max_tiles_log() -> u32 {
     static T: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *T.get_or_init(|| env_u32("SLUICE_NTT_TILES", 0..=3, 3))
+    *T.get_or_init(|| crate::env_in("SLUICE_NTT_TILES", 0..=3).unwrap_or(3))
 }
 
 /// How [`passes_with`] lays out the passes of one transform.
