@@ -254,7 +254,7 @@ inline void ntt_pass(__global Fr *a, __global const Fr *tw_lo, __global const Fr
   const uint ws_last = dif ? 0 : deg - R;
   __local uint *tw = u + Fr_LIMBS * slots;
   __global Fr *tile = a + ((size_t)block0 << (log_m0 + deg)) + r0 + col;
-  Fr x[8];
+  Fr x[4];  // 2^R elements, R <= 2
   ntt_load(x, tile, rest, ws_first, log_m0, R);  // in flight while the twiddles are computed
   for (uint s = lid; s < slots; s += items) {
     const uint idx = s >> log_c;
