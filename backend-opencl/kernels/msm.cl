@@ -7,14 +7,16 @@
 // window has B = 2^(c-1) buckets and a negative digit adds the negated base. One launch:
 //
 //   count       histogram of (window, bucket) over all scalars (atomics)
-//   scan        per window: where each bucket's entries start, and its chunks (a bucket is
-//               cut into chunks of at most L entries, at least one chunk even when empty,
-//               so a skewed bucket, say every scalar 1, is summed by many work items)
+//   scan        per window: where each bucket's entries start, and each bucket's rank
+//               among the window's non-empty buckets
 //   scatter     entries[window][slot] = base index | sign << 31, grouped by bucket
-//   accumulate  one work item per chunk: the chunk's sum with mixed additions (in XYZZ
-//               coordinates, converted to Jacobian for the reduce)
+//   accumulate  one work item per segment of L consecutive entries of a window, whatever
+//               the buckets: every item of a warp runs the same number of mixed additions
+//               (in XYZZ coordinates). A segment writes one partial sum per bucket it
+//               touches ("pieces"), sorted by bucket, so a skewed bucket (say every scalar
+//               1) is summed by many work items and empty buckets cost nothing
 //   reduce      T work items per window: sum_b b S_b by a running sum over a slice of the
-//               window's chunks (top bucket first), corrected for the later slices
+//               window's pieces (top bucket first)
 //   sum_groups  adds groups of the reduce outputs until one point per window is left
 //
 // The host combines the windows. Variable time, as an MSM over public bases may be.
@@ -53,52 +55,53 @@ __kernel void POINT_msm_count(__global const uint *scalars, __global uint *count
   })
 }
 
-inline uint POINT_chunks(uint count, uint chunk) {
-  return count == 0 ? 1 : (count + chunk - 1) / chunk;
-}
-
-// One work group per window; `sums` is local memory of 2 words per work item.
+// One work group per window; `sums` is local memory of 2 words per work item. Writes each
+// bucket's first entry (off, and cursor for the scatter) and rank among the window's
+// non-empty buckets; totals[w] = the window's pieces (see accumulate: one per non-empty
+// bucket plus one per segment after the first, zero for an empty window) and
+// totals[windows + w] its entries.
 __kernel void POINT_msm_scan(__global const uint *counts, __global uint *off,
-                             __global uint *cursor, __global uint *chunk_off,
-                             __global uint *chunk_total, __local uint *sums, uint buckets,
-                             uint chunk) {
+                             __global uint *cursor, __global uint *rank, __global uint *totals,
+                             __local uint *sums, uint buckets, uint seg_len) {
   const uint w = get_group_id(0);
+  const uint windows = get_num_groups(0);
   const uint lid = get_local_id(0);
   const uint ls = get_local_size(0);
   const uint per = (buckets + ls - 1) / ls;
   const uint lo = min(lid * per, buckets);
   const uint hi = min(lo + per, buckets);
   const ulong base = (ulong)w * buckets;
-  uint se = 0, sc = 0;
+  uint se = 0, sr = 0;
   for (uint b = lo; b < hi; b++) {
     uint k = counts[base + b];
     se += k;
-    sc += POINT_chunks(k, chunk);
+    sr += k != 0;
   }
   sums[2 * lid] = se;
-  sums[2 * lid + 1] = sc;
+  sums[2 * lid + 1] = sr;
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0) {
-    uint re = 0, rc = 0;
+    uint re = 0, rr = 0;
     for (uint t = 0; t < ls; t++) {
       uint e = sums[2 * t], k = sums[2 * t + 1];
       sums[2 * t] = re;
-      sums[2 * t + 1] = rc;
+      sums[2 * t + 1] = rr;
       re += e;
-      rc += k;
+      rr += k;
     }
-    chunk_total[w] = rc;
+    totals[w] = re == 0 ? 0 : rr + (re - 1) / seg_len;
+    totals[windows + w] = re;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   se = sums[2 * lid];
-  sc = sums[2 * lid + 1];
+  sr = sums[2 * lid + 1];
   for (uint b = lo; b < hi; b++) {
     uint k = counts[base + b];
     off[base + b] = se;
     cursor[base + b] = se;
-    chunk_off[base + b] = sc;
+    rank[base + b] = sr;
     se += k;
-    sc += POINT_chunks(k, chunk);
+    sr += k != 0;
   }
 }
 
@@ -118,39 +121,69 @@ __kernel void POINT_msm_scatter(__global const uint *scalars, __global uint *cur
   })
 }
 
-// Work item w cap + j sums chunk j of window w (cap: chunk slots per window).
-__kernel void POINT_msm_accumulate(__global const POINT_affine *bases,
-                                   __global const uint *entries, __global const uint *off,
-                                   __global const uint *end, __global const uint *chunk_off,
-                                   __global const uint *chunk_total,
-                                   __global POINT_jacobian *partials, __global uint *keys,
-                                   uint base_offset, uint n, uint buckets, uint chunk,
-                                   uint cap, uint windows) {
-  const uint gid = get_global_id(0);
-  const uint w = gid / cap;
-  const uint j = gid % cap;
-  if (w >= windows || j >= chunk_total[w]) return;
-  const ulong wb = (ulong)w * buckets;
-  // The bucket: the last one whose first chunk is at or before j (every bucket has one).
-  uint lo = 0, hi = buckets - 1;
+// The largest bucket in [lo, hi) whose first entry is at or before entry e: the non-empty
+// bucket holding e (an empty bucket starts where the next one does).
+inline uint POINT_bucket_of(__global const uint *off, uint lo, uint hi, uint e) {
+  hi -= 1;
   while (lo < hi) {
     uint mid = (lo + hi + 1) >> 1;
-    if (chunk_off[wb + mid] <= j) lo = mid;
+    if (off[mid] <= e) lo = mid;
     else hi = mid - 1;
   }
-  const uint start = off[wb + lo] + (j - chunk_off[wb + lo]) * chunk;
-  const uint stop = min(start + chunk, end[wb + lo]);
+  return lo;
+}
+
+// Work item w segs + s sums entries [s L, (s + 1) L) of window w (segs: segment slots per
+// window). The piece of segment s in bucket b goes to slot rank(b) + s of the window's
+// pieces (cap slots): consecutive pieces are consecutive slots, except where a segment
+// starts exactly at a bucket, which skips one slot; that segment fills it with the identity.
+// Pieces stay in XYZZ coordinates, so a bucket change costs a store, not a conversion.
+__kernel void POINT_msm_accumulate(__global const POINT_affine *bases,
+                                   __global const uint *entries, __global const uint *off,
+                                   __global const uint *end, __global const uint *rank,
+                                   __global const uint *totals, __global POINT_xyzz *partials,
+                                   __global uint *keys, uint base_offset, uint n, uint buckets,
+                                   uint seg_len, uint segs, uint cap, uint windows) {
+  const uint gid = get_global_id(0);
+  const uint w = gid / segs;
+  const uint s = gid % segs;
+  if (w >= windows) return;
+  const uint total = totals[windows + w];
+  const uint start = s * seg_len;
+  if (start >= total) return;
+  const uint stop = min(start + seg_len, total);
+  const ulong wb = (ulong)w * buckets;
+  off += wb;
+  end += wb;
+  uint b = POINT_bucket_of(off, 0, buckets, start);
+  uint slot = rank[wb + b] + s;
+  partials += (ulong)w * cap;
+  keys += (ulong)w * cap;
+  if (s > 0 && off[b] == start) {
+    partials[slot - 1] = POINT_xyzz_zero();
+    keys[slot - 1] = b + 1;
+  }
   bases += base_offset;
   entries += (ulong)w * n;
+  uint bend = end[b];
   POINT_xyzz acc = POINT_xyzz_zero();
   for (uint e = start; e < stop; e++) {
+    if (e == bend) {
+      partials[slot] = acc;
+      keys[slot] = b + 1;
+      slot++;
+      acc = POINT_xyzz_zero();
+      // A later non-empty bucket exists (e < total): usually the next one.
+      b = end[b + 1] > e ? b + 1 : POINT_bucket_of(off, b + 1, buckets, e);
+      bend = end[b];
+    }
     uint v = entries[e];
     POINT_affine p = bases[v & 0x7fffffffu];
     if (v >> 31) p.y = PFIELD_neg(p.y);
     acc = POINT_xyzz_add_mixed(acc, p);
   }
-  partials[gid] = POINT_xyzz_to_jacobian(acc);
-  keys[gid] = lo + 1;
+  partials[slot] = acc;
+  keys[slot] = b + 1;
 }
 
 // k p for a small k (double and add).
@@ -164,32 +197,31 @@ POINT_jacobian POINT_mul_small(POINT_jacobian p, uint k) {
   return r;
 }
 
-// Work item w T + t: slice t of window w's chunks (keys run 1..B, each bucket's chunks
-// adjacent). Walking down from the top, run = sum of the chunks so far; each bucket adds
-// run once when its last chunk is passed, which gives sum_b b S_b. The buckets that close
-// below the slice would add this slice's run once each: k of them, added as k run.
-__kernel void POINT_msm_reduce(__global const POINT_jacobian *partials,
-                               __global const uint *keys, __global const uint *chunk_total,
+// Work item w T + t: slice t of window w's pieces (keys = bucket + 1, non-decreasing).
+// sum_b b S_b = sum_k (sum of the pieces with key >= k): walking down from the top, run =
+// the slice's pieces so far, and each step from key k to a lower key k' adds (k - k') run
+// (k run at the slice's bottom). Slices add up to the window's sum.
+__kernel void POINT_msm_reduce(__global const POINT_xyzz *partials,
+                               __global const uint *keys, __global const uint *totals,
                                __global POINT_jacobian *out, uint cap, uint slices,
                                uint windows) {
   const uint gid = get_global_id(0);
   const uint w = gid / slices;
   const uint t = gid % slices;
   if (w >= windows) return;
-  const uint total_chunks = chunk_total[w];
-  const uint lo = (uint)(((ulong)total_chunks * t) / slices);
-  const uint hi = (uint)(((ulong)total_chunks * (t + 1)) / slices);
+  const uint total = totals[w];
+  const uint lo = (uint)(((ulong)total * t) / slices);
+  const uint hi = (uint)(((ulong)total * (t + 1)) / slices);
   partials += (ulong)w * cap;
   keys += (ulong)w * cap;
   POINT_jacobian run = POINT_zero();
   POINT_jacobian sum = POINT_zero();
-  if (lo < hi) {
-    for (uint j = hi; j-- > lo;) {
-      run = POINT_add(run, partials[j]);
-      if (j == 0 || keys[j - 1] != keys[j]) sum = POINT_add(sum, run);
-    }
-    uint later = keys[lo] - 1 + (lo > 0 && keys[lo - 1] == keys[lo] ? 1 : 0);
-    sum = POINT_add(sum, POINT_mul_small(run, later));
+  for (uint j = hi; j-- > lo;) {
+    run = POINT_add(run, POINT_xyzz_to_jacobian(partials[j]));
+    uint k = keys[j];
+    uint step = j > lo ? k - keys[j - 1] : k;
+    if (step == 1) sum = POINT_add(sum, run);
+    else if (step > 1) sum = POINT_add(sum, POINT_mul_small(run, step));
   }
   out[gid] = sum;
 }

@@ -77,8 +77,8 @@ const DIGIT_BITS: usize = SCALAR_BITS + 1;
 const SUM_GROUP: usize = 16;
 
 /// Tuning overrides for experiments, read once: `SLUICE_MSM_WINDOW` (window bits c),
-/// `SLUICE_MSM_CHUNK` (entries per chunk L), `SLUICE_MSM_SLICE` (chunks per reduce work
-/// item), `SLUICE_MSM_GROUP` (work-group size of the point kernels, 0 for the driver's
+/// `SLUICE_MSM_CHUNK` (entries per accumulate segment L), `SLUICE_MSM_SLICE` (pieces per
+/// reduce work item), `SLUICE_MSM_GROUP` (work-group size of the point kernels, 0 for the driver's
 /// choice; see [`GpuCurve::POINT_GROUP`]). Unset, unparsable or out-of-range values leave
 /// the defaults.
 fn tuning() -> [Option<usize>; 4] {
@@ -103,9 +103,11 @@ struct Plan {
     windows: usize,
     /// Buckets per window: 2^(c-1).
     buckets: usize,
-    /// Most entries per chunk (L).
-    chunk: usize,
-    /// Chunk slots per window: every bucket's first chunk plus n / L more at most.
+    /// Entries per accumulate segment (L).
+    seg_len: usize,
+    /// Segment slots per window: n / L rounded up (a window has at most n entries).
+    segs: usize,
+    /// Piece slots per window: one per non-empty bucket plus one per segment at most.
     cap: usize,
     /// Reduce work items per window (a power of two).
     slices: usize,
@@ -113,8 +115,9 @@ struct Plan {
 
 impl Plan {
     /// The window minimising the additions (n W mixed ones to fill the buckets, about
-    /// 3 B W full ones to reduce them) among those whose buffers fit one allocation.
-    fn new(n: usize, max_alloc: u64, proj_bytes: usize) -> Plan {
+    /// 3 B W full ones to reduce them) among those whose buffers fit one allocation;
+    /// `piece_bytes` is the size of one partial sum (an XYZZ point).
+    fn new(n: usize, max_alloc: u64, piece_bytes: usize) -> Plan {
         let [window, chunk, slice, _] = tuning();
         let mut best: Option<(usize, Plan)> = None;
         for c in 2..=22usize {
@@ -123,11 +126,12 @@ impl Plan {
             }
             let windows = DIGIT_BITS.div_ceil(c);
             let buckets = 1usize << (c - 1);
-            let chunk = chunk.unwrap_or_else(|| n.div_ceil(buckets).next_power_of_two().max(8));
-            let cap = buckets + n.div_ceil(chunk);
+            let seg_len = chunk.unwrap_or_else(|| segment_len(n, windows, buckets));
+            let segs = n.div_ceil(seg_len).max(1);
+            let cap = buckets + segs;
             let slices = cap.div_ceil(slice.unwrap_or(16)).next_power_of_two();
             let fits = |bytes: usize| bytes as u64 <= max_alloc;
-            if !(fits(windows * cap * proj_bytes) && fits(windows * n.max(1) * 4)) {
+            if !(fits(windows * cap * piece_bytes) && fits(windows * n.max(1) * 4)) {
                 continue;
             }
             let cost = n * windows + 3 * buckets * windows;
@@ -135,7 +139,8 @@ impl Plan {
                 c,
                 windows,
                 buckets,
-                chunk,
+                seg_len,
+                segs,
                 cap,
                 slices,
             };
@@ -143,8 +148,23 @@ impl Plan {
                 best = Some((cost, plan));
             }
         }
-        best.map_or_else(|| Plan::new(n, u64::MAX, proj_bytes), |(_, p)| p)
+        best.map_or_else(|| Plan::new(n, u64::MAX, piece_bytes), |(_, p)| p)
     }
+}
+
+/// Accumulate work items the segment length keeps at least, so that every SM of a large
+/// GPU has several waves of them (an H200 holds about 60k items of the G1 kernel at once).
+const MIN_SEGMENTS: usize = 1 << 18;
+
+/// Entries per accumulate segment: four times the mean bucket, so a segment touches about
+/// five buckets (a piece each, for the reduce) while runs of mixed additions stay long, but
+/// short enough for [`MIN_SEGMENTS`] work items; 16 to 512.
+fn segment_len(n: usize, windows: usize, buckets: usize) -> usize {
+    let mut len = (4 * n.div_ceil(buckets)).next_power_of_two().clamp(16, 512);
+    while len > 16 && windows * n.div_ceil(len) < MIN_SEGMENTS {
+        len /= 2;
+    }
+    len
 }
 
 /// Where the MSM's scalars come from, after density compaction: the k-th used scalar is
@@ -325,7 +345,8 @@ impl OpenClBackend {
             .map(|ctx| {
                 let count = n.div_ceil(d).min(Chunked::chunk_len(ctx, A::WORDS));
                 let proj = A::Proj::WORDS as u64 * 4;
-                let p = Plan::new(count, ctx.max_chunk_bytes, proj as usize);
+                let piece = xyzz_words::<A>() as u64 * 4;
+                let p = Plan::new(count, ctx.max_chunk_bytes, piece as usize);
                 let (w, b, cap, slices) = (
                     p.windows as u64,
                     p.buckets as u64,
@@ -333,13 +354,13 @@ impl OpenClBackend {
                     p.slices as u64,
                 );
                 let count = count as u64;
-                // Scalars and their index; counts, offsets, ends and chunk offsets; chunk
-                // totals; sorted entries; chunk sums and their buckets; window slices twice.
+                // Scalars and their index; counts, offsets, ends and ranks; window totals;
+                // sorted entries; pieces and their buckets; window slices twice.
                 count * (32 + 4)
                     + 4 * w * b * 4
-                    + w * 4
+                    + 2 * w * 4
                     + w * count * 4
-                    + w * cap * (proj + 4)
+                    + w * cap * (piece + 4)
                     + 2 * w * slices * proj
             })
             .sum()
@@ -407,13 +428,15 @@ impl OpenClBackend {
     ) -> Result<Pending<'_, A>, BackendError> {
         let ctx = &self.devices[d];
         let pw = A::Proj::WORDS;
-        let plan = Plan::new(count, ctx.max_chunk_bytes, pw * 4);
+        let xw = xyzz_words::<A>();
+        let plan = Plan::new(count, ctx.max_chunk_bytes, xw * 4);
         log::debug!("{} MSM of {count} on device {d}: {plan:?}", A::PREFIX);
         let Plan {
             c,
             windows,
             buckets,
-            chunk,
+            seg_len,
+            segs,
             cap,
             slices,
         } = plan;
@@ -438,18 +461,18 @@ impl OpenClBackend {
 
         let off = temp("msm bucket offsets", windows * buckets)?;
         let cursor = temp("msm bucket ends", windows * buckets)?;
-        let chunk_off = temp("msm chunk offsets", windows * buckets)?;
-        let chunk_total = temp("msm chunk totals", windows)?;
+        let rank = temp("msm bucket ranks", windows * buckets)?;
+        let totals = temp("msm window totals", 2 * windows)?;
         let scan_items = SCAN_ITEMS.min(ctx.info.max_work_group_size.max(1));
         ctx.kernel(A::PROGRAM, &name("msm_scan"))?
             .mem(&counts.0)?
             .mem(&off.0)?
             .mem(&cursor.0)?
-            .mem(&chunk_off.0)?
-            .mem(&chunk_total.0)?
+            .mem(&rank.0)?
+            .mem(&totals.0)?
             .local_words(2 * scan_items)?
             .u32(buckets as u32)?
-            .u32(chunk as u32)?
+            .u32(seg_len as u32)?
             .run(windows * scan_items, Some(scan_items))?;
         drop(counts);
 
@@ -463,37 +486,38 @@ impl OpenClBackend {
             .u32(windows as u32)?
             .run(count, None)?;
 
-        let partials = temp("msm chunk sums", windows * cap * pw)?;
-        let keys = temp("msm chunk buckets", windows * cap)?;
+        let partials = temp("msm pieces", windows * cap * xw)?;
+        let keys = temp("msm piece buckets", windows * cap)?;
         ctx.kernel(A::PROGRAM, &name("msm_accumulate"))?
             .mem(bases)?
             .mem(&entries.0)?
             .mem(&off.0)?
             .mem(&cursor.0)?
-            .mem(&chunk_off.0)?
-            .mem(&chunk_total.0)?
+            .mem(&rank.0)?
+            .mem(&totals.0)?
             .mem(&partials.0)?
             .mem(&keys.0)?
             .u32(base_offset as u32)?
             .u32(count as u32)?
             .u32(buckets as u32)?
-            .u32(chunk as u32)?
+            .u32(seg_len as u32)?
+            .u32(segs as u32)?
             .u32(cap as u32)?
             .u32(windows as u32)?
-            .run_any_group(windows * cap, point_group)?;
-        drop((entries, off, cursor, chunk_off));
+            .run_any_group(windows * segs, point_group)?;
+        drop((entries, off, cursor, rank));
 
         let mut sums = temp("msm window slices", windows * slices * pw)?;
         ctx.kernel(A::PROGRAM, &name("msm_reduce"))?
             .mem(&partials.0)?
             .mem(&keys.0)?
-            .mem(&chunk_total.0)?
+            .mem(&totals.0)?
             .mem(&sums.0)?
             .u32(cap as u32)?
             .u32(slices as u32)?
             .u32(windows as u32)?
             .run_any_group(windows * slices, point_group)?;
-        drop((partials, keys, chunk_total));
+        drop((partials, keys, totals));
 
         // Slices are a power of two, so every group lies within one window.
         let mut per_window = slices;
@@ -516,6 +540,12 @@ impl OpenClBackend {
             _curve: PhantomData,
         })
     }
+}
+
+/// 32-bit words of a partial sum in XYZZ coordinates (`POINT_xyzz`: four coordinates where
+/// the projective point has three).
+fn xyzz_words<A: GpuCurve>() -> usize {
+    A::Proj::WORDS / 3 * 4
 }
 
 /// Work items of the scan kernel's work group (one group per window).
@@ -747,8 +777,38 @@ mod tests {
         }
     }
 
+    /// Buckets of half a segment each, every other bucket empty, zero scalars after them:
+    /// each segment but the first starts exactly at a bucket (the skipped piece slot it fills
+    /// with the identity), and each bucket change inside a segment skips an empty bucket
+    /// (the binary search).
+    #[test]
+    fn segments_aligned_with_buckets_match_sluice_msm() {
+        let Some(b) = backend() else { return };
+        let seed = 4100;
+        let n = 512;
+        let plan = Plan::new(n, 1 << 30, 192);
+        assert_eq!(
+            (plan.c, plan.seg_len),
+            (7, 16),
+            "the test's premise: {plan:?}"
+        );
+        let all = bases::<G1Projective>(n, seed);
+        let s: Vec<Fr> = (0..n)
+            .map(|i| match i < n / 2 {
+                true => Fr::from(2 * (i / 8) as u64 + 2),
+                false => Fr::ZERO,
+            })
+            .collect();
+        let resident = b.upload_g1_bases("bases", &all).unwrap();
+        let want = sluice_msm::msm_g1_vartime(&all, &s, None).unwrap();
+        let got = b
+            .msm_g1_vartime(&resident, 0, Scalars::Host(&s), None)
+            .unwrap();
+        assert!(got == want, "aligned segments, n {n}, seed {seed}");
+    }
+
     /// Skewed scalars (mostly 1, the rest small or -1): one bucket holds most entries and is
-    /// cut into many chunks, whose reduce slices start and end inside buckets.
+    /// cut into many segments, whose reduce slices start and end inside buckets.
     #[test]
     fn skewed_scalars_match_sluice_msm() {
         let Some(b) = backend() else { return };
@@ -809,7 +869,9 @@ mod tests {
                 let p = Plan::new(n, max_alloc, 288);
                 assert!(p.windows * p.c >= 256, "{p:?} for {n}");
                 assert!(p.buckets == 1 << (p.c - 1) && p.slices.is_power_of_two());
-                assert!(p.cap >= p.buckets + n.div_ceil(p.chunk), "{p:?} for {n}");
+                assert!(p.segs * p.seg_len >= n, "{p:?} for {n}");
+                assert!(p.cap >= p.buckets + p.segs, "{p:?} for {n}");
+                assert!((16..=512).contains(&p.seg_len), "{p:?} for {n}");
                 assert!(
                     (p.windows * p.cap * 288) as u64 <= max_alloc
                         && (p.windows * n * 4) as u64 <= max_alloc,
