@@ -17,6 +17,7 @@ Needs CuPy (on the GPU machine's image) and nothing from sluice.
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -36,6 +37,50 @@ def dynamic_shared_base():
     return int(out[0])
 
 
+def load_module(path):
+    """The captured program as a CUDA module. PTX (an NVIDIA OpenCL binary) goes to the
+    driver's JIT NUL-terminated; where the driver refuses it, the OpenCL-only target modifier
+    `texmode_independent` is dropped, and then `ptxas` (where the image has one) compiles it
+    and prints why it fails."""
+    with open(path, "rb") as f:
+        data = f.read()
+    text = data.rstrip(b"\0")
+    is_ptx = b".version" in text[:4096] and b".target" in text[:4096]
+    head = [ln for ln in text[:4096].split(b"\n") if ln.startswith((b".version", b".target"))]
+    print(f"program.bin: {len(data)} bytes, {'PTX ' + repr(head) if is_ptx else 'not PTX'}, "
+          f"starts {data[:16]!r}")
+    attempts = [("as is", data)]
+    if is_ptx:
+        attempts = [("PTX", text + b"\0")]
+        plain = text.replace(b", texmode_independent", b"")
+        if plain != text:
+            attempts.append(("PTX without texmode_independent", plain + b"\0"))
+    for what, image in attempts:
+        try:
+            module = cp.cuda.function.Module()
+            module.load(image)
+            print(f"program loaded ({what})")
+            return module
+        except Exception as e:  # the driver's error names the cause
+            print(f"program load ({what}) failed: {e}")
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    if is_ptx and os.path.exists(ptxas):
+        tmp = tempfile.mkdtemp()
+        src, cubin = os.path.join(tmp, "program.ptx"), os.path.join(tmp, "program.cubin")
+        with open(src, "wb") as f:
+            f.write(attempts[-1][1].rstrip(b"\0"))
+        arch = "sm_" + cp.cuda.Device().compute_capability
+        r = subprocess.run([ptxas, f"-arch={arch}", src, "-o", cubin],
+                           capture_output=True, text=True)
+        print(f"ptxas -arch={arch}: rc {r.returncode} {r.stderr.strip()[:2000]}")
+        if r.returncode == 0:
+            module = cp.cuda.function.Module()
+            module.load_file(cubin)
+            print("program loaded (cubin from ptxas)")
+            return module
+    sys.exit("cannot load the captured program")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -43,13 +88,7 @@ def main():
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     with open(os.path.join(d, "launch.json")) as f:
         launch = json.load(f)
-    program = os.path.join(d, "program.bin")
-    with open(program, "rb") as f:
-        if f.read(2) == b"//":  # PTX text: give the loader the extension it knows
-            ptx = os.path.join(tempfile.mkdtemp(), "program.ptx")
-            shutil.copyfile(program, ptx)
-            program = ptx
-    module = cp.RawModule(path=program)
+    module = load_module(os.path.join(d, "program.bin"))
     kernel = module.get_function(launch["kernel"])
 
     base = dynamic_shared_base()
@@ -76,7 +115,8 @@ def main():
     grid = (launch["global"] + local - 1) // local
     args, buffers, shared = fresh_args()
     if shared > 48 * 1024:
-        kernel.max_dynamic_shared_size_bytes = shared
+        cp.cuda.driver.funcSetAttribute(
+            kernel.ptr, 8, shared)  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
     kernel((grid,), (local,), tuple(args), shared_mem=shared)
     cp.cuda.Device().synchronize()
     bad = 0
