@@ -23,3 +23,11 @@
 #define SLUICE_CURVE_ATTR
 #endif
 
+// The Fq2 products alone: -DSLUICE_INLINE_FQ2 inlines them into the out-of-line point
+// operations of the G2 program (an experiment: the calls pass Fq2 values through the stack).
+#if defined(SLUICE_NOINLINE_CURVE) && !defined(SLUICE_INLINE_CURVE) && !defined(SLUICE_INLINE_FQ2)
+#define SLUICE_FQ2_ATTR __attribute__((noinline))
+#else
+#define SLUICE_FQ2_ATTR
+#endif
+
