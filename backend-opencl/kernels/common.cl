@@ -6,7 +6,8 @@
 
 // SLUICE_NOINLINE_MUL keeps the field multiplications out of line: far smaller code for
 // the NVIDIA compiler to schedule (the G2 program's cold build), at the cost of a call.
-#ifdef SLUICE_NOINLINE_MUL
+// -DSLUICE_INLINE_MUL overrides it, for comparison.
+#if defined(SLUICE_NOINLINE_MUL) && !defined(SLUICE_INLINE_MUL)
 #define SLUICE_MUL_ATTR __attribute__((noinline))
 #else
 #define SLUICE_MUL_ATTR
