@@ -807,6 +807,24 @@ mod tests {
         assert!(got == want, "aligned segments, n {n}, seed {seed}");
     }
 
+    /// One base repeated, every scalar 1: the mixed additions double, and so do the XYZZ
+    /// additions of the reduce (equal pieces of one bucket, split across segments).
+    #[test]
+    fn repeated_bases_take_the_doubling_paths() {
+        let Some(b) = backend() else { return };
+        let seed = 4200;
+        let n = 512;
+        let p = bases::<G1Projective>(2, seed)[0]; // the last one is the identity
+        let all = vec![p; n];
+        let s = vec![Fr::ONE; n];
+        let resident = b.upload_g1_bases("bases", &all).unwrap();
+        let want = sluice_msm::msm_g1_vartime(&all, &s, None).unwrap();
+        let got = b
+            .msm_g1_vartime(&resident, 0, Scalars::Host(&s), None)
+            .unwrap();
+        assert!(got == want, "repeated bases, n {n}, seed {seed}");
+    }
+
     /// Skewed scalars (mostly 1, the rest small or -1): one bucket holds most entries and is
     /// cut into many segments, whose reduce slices start and end inside buckets.
     #[test]
