@@ -6,8 +6,7 @@
 
 // SLUICE_NOINLINE_MUL keeps the field multiplications out of line: far smaller code for
 // the NVIDIA compiler to schedule (the G2 program's cold build), at the cost of a call.
-// -DSLUICE_INLINE_MUL overrides it, for comparison.
-#if defined(SLUICE_NOINLINE_MUL) && !defined(SLUICE_INLINE_MUL)
+#ifdef SLUICE_NOINLINE_MUL
 #define SLUICE_MUL_ATTR __attribute__((noinline))
 #else
 #define SLUICE_MUL_ATTR
@@ -22,13 +21,5 @@
 #define SLUICE_CURVE_ATTR __attribute__((noinline))
 #else
 #define SLUICE_CURVE_ATTR
-#endif
-
-// The Fq2 products alone: -DSLUICE_INLINE_FQ2 inlines them into the out-of-line point
-// operations of the G2 program (an experiment: the calls pass Fq2 values through the stack).
-#if defined(SLUICE_NOINLINE_CURVE) && !defined(SLUICE_INLINE_CURVE) && !defined(SLUICE_INLINE_FQ2)
-#define SLUICE_FQ2_ATTR __attribute__((noinline))
-#else
-#define SLUICE_FQ2_ATTR
 #endif
 

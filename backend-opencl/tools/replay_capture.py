@@ -88,10 +88,11 @@ def main():
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     with open(os.path.join(d, "launch.json")) as f:
         launch = json.load(f)
+    # The probe's launch creates the CUDA context: a module loaded before that fails
+    # (the driver answered CUDA_ERROR_INVALID_IMAGE even for a cubin from ptxas).
+    base = dynamic_shared_base()
     module = load_module(os.path.join(d, "program.bin"))
     kernel = module.get_function(launch["kernel"])
-
-    base = dynamic_shared_base()
 
     def fresh_args():
         args, buffers, shared = [], {}, 0
