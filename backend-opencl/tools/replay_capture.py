@@ -16,6 +16,7 @@ Needs CuPy (on the GPU machine's image) and nothing from sluice.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -55,6 +56,10 @@ def load_module(path):
         plain = text.replace(b", texmode_independent", b"")
         if plain != text:
             attempts.append(("PTX without texmode_independent", plain + b"\0"))
+        # A driver JIT older than the OpenCL compiler's PTX ISA: the kernels use nothing new.
+        for version in (b"8.0", b"7.8"):
+            older = re.sub(rb"(?m)^\.version \d+\.\d+", b".version " + version, plain)
+            attempts.append((f"PTX as ISA {version.decode()}", older + b"\0"))
     for what, image in attempts:
         try:
             module = cp.cuda.function.Module()
