@@ -26,15 +26,6 @@ inline bool FIELD_is_zero(FIELD a) {
   return acc == 0;
 }
 
-// a >= b as integers.
-inline bool FIELD_gte(FIELD a, FIELD b) {
-  for (int i = FIELD_LIMBS - 1; i >= 0; i--) {
-    if (a.v[i] > b.v[i]) return true;
-    if (a.v[i] < b.v[i]) return false;
-  }
-  return true;
-}
-
 #ifndef SLUICE_NVIDIA
 // a + b mod 2^(32 FIELD_LIMBS) (the NVIDIA build uses a generated PTX chain instead).
 inline FIELD FIELD_add_nc(FIELD a, FIELD b) {
@@ -62,20 +53,32 @@ inline FIELD FIELD_sub_nc(FIELD a, FIELD b, uint *borrow) {
 }
 #endif
 
-inline FIELD FIELD_add(FIELD a, FIELD b) {
-  FIELD r = FIELD_add_nc(a, b);
-  if (FIELD_gte(r, FIELD_P)) {
-    uint br;
-    r = FIELD_sub_nc(r, FIELD_P, &br);
-  }
+// The final reductions below are branch-free (masks made from a borrow instead of `if`),
+// so the lanes of a GPU warp never diverge inside a field operation.
+
+// r mod p for r < 2p (the sums and products below): s = r - p, then r where that borrows
+// (r < p) and s otherwise. The select s ^ ((s ^ r) & keep) is (r & keep) | (s & ~keep);
+// written so, the NVIDIA compiler makes it one SEL per limb (the and/or form cost two
+// LOP3s, as it did not see ~keep as the complement of keep).
+inline FIELD FIELD_reduce_once(FIELD r) {
+  uint br;
+  FIELD s = FIELD_sub_nc(r, FIELD_P, &br);
+  uint keep = 0u - br;  // all ones where r < p
+  for (uint i = 0; i < FIELD_LIMBS; i++) r.v[i] = s.v[i] ^ ((s.v[i] ^ r.v[i]) & keep);
   return r;
 }
 
+// a + b < 2p never carries out of the last limb (the spare top bit).
+inline FIELD FIELD_add(FIELD a, FIELD b) { return FIELD_reduce_once(FIELD_add_nc(a, b)); }
+
+// a - b, plus p where that borrows (b > a).
 inline FIELD FIELD_sub(FIELD a, FIELD b) {
   uint br;
   FIELD r = FIELD_sub_nc(a, b, &br);
-  if (br) r = FIELD_add_nc(r, FIELD_P);
-  return r;
+  uint mask = 0u - br;
+  FIELD p;
+  for (uint i = 0; i < FIELD_LIMBS; i++) p.v[i] = FIELD_P.v[i] & mask;
+  return FIELD_add_nc(r, p);
 }
 
 inline FIELD FIELD_neg(FIELD a) { return FIELD_sub(FIELD_zero(), a); }
@@ -111,11 +114,7 @@ SLUICE_MUL_ATTR FIELD FIELD_mul(FIELD a, FIELD b) {
   }
   FIELD r;
   for (uint i = 0; i < FIELD_LIMBS; i++) r.v[i] = t[i];
-  if (FIELD_gte(r, FIELD_P)) {
-    uint br;
-    r = FIELD_sub_nc(r, FIELD_P, &br);
-  }
-  return r;
+  return FIELD_reduce_once(r);  // t < 2p
 }
 #endif
 

@@ -141,6 +141,11 @@ fn nocarry_row(i: usize, limbs: usize, modulus: &[u32], inv: u32) -> Vec<Op> {
 /// this way against about 1490 for CIOS rows of `mad.lo.cc` / `madc.hi.cc` carry chains
 /// (each of which becomes a multiply plus a carry addition); on an H200 the MSM accumulate
 /// kernels ran 12-13% faster (BENCHMARKS.md, fourth session).
+///
+/// The rows leave t < 2p. The function ends with `field.cl`'s branch-free
+/// `{name}_reduce_once(t)`: s = t - p through the `sub_nc` chain, then t where that
+/// subtraction borrows and s otherwise, selected limb by limb with a mask made from the
+/// borrow (no branch, so the lanes of a warp never diverge in the product).
 pub(crate) fn montgomery_mul_nocarry(
     name: &str,
     limbs: usize,
@@ -204,10 +209,7 @@ pub(crate) fn montgomery_mul_nocarry(
     }
     let r: Vec<String> = (0..limbs).map(|k| format!("t{k}")).collect();
     let _ = writeln!(s, "  {name} r = {{{{{}}}}};", r.join(", "));
-    let _ = writeln!(
-        s,
-        "  if ({name}_gte(r, {name}_P)) {{\n    uint br;\n    r = {name}_sub_nc(r, {name}_P, &br);\n  }}\n  return r;\n}}"
-    );
+    let _ = writeln!(s, "  return {name}_reduce_once(r);\n}}");
     s
 }
 
@@ -295,8 +297,8 @@ mod tests {
         }
     }
 
-    /// Runs the no-carry rows as the GPU would, then the final conditional subtraction of
-    /// the generated function: the Montgomery product of two reduced values.
+    /// Runs the no-carry rows as the GPU would, then the branch-free final reduction of the
+    /// generated function (`reduce_once`): the Montgomery product of two reduced values.
     fn run_nocarry(x: &[u32], y: &[u32], modulus: &[u32], inv: u32) -> Vec<u32> {
         let n = x.len();
         let mut regs = Regs {
@@ -312,22 +314,19 @@ mod tests {
                 regs.exec(op);
             }
         }
-        let mut t = regs.t;
-        // r >= p ? r - p : r, as the generated code does.
-        let ge = (0..n)
-            .rev()
-            .find(|&k| t[k] != modulus[k])
-            .is_none_or(|k| t[k] > modulus[k]);
-        if ge {
-            let mut borrow = 0u32;
-            for k in 0..n {
-                let (v, b1) = t[k].overflowing_sub(modulus[k]);
-                let (v, b2) = v.overflowing_sub(borrow);
-                t[k] = v;
-                borrow = u32::from(b1 || b2);
-            }
+        let t = regs.t;
+        // s = t - p with its borrow (the sub_nc chain), then per limb (t & keep) | (s & !keep)
+        // with keep = 0 - borrow (all ones where t < p), as the generated code does.
+        let mut s = vec![0u32; n];
+        let mut borrow = 0u32;
+        for k in 0..n {
+            let (v, b1) = t[k].overflowing_sub(modulus[k]);
+            let (v, b2) = v.overflowing_sub(borrow);
+            s[k] = v;
+            borrow = u32::from(b1 || b2);
         }
-        t
+        let keep = 0u32.wrapping_sub(borrow);
+        (0..n).map(|k| (t[k] & keep) | (s[k] & !keep)).collect()
     }
 
     fn limbs32(l: &[u64]) -> Vec<u32> {
@@ -375,5 +374,10 @@ mod tests {
         assert!(s.contains("mov.b64 {%7, ca}, w;"));
         assert!(s.contains("add.u32 %7, cc, ca;"));
         assert!(s.contains("\"r\"(b.v[7])"));
+        assert!(
+            s.contains("return Fr_reduce_once(r);"),
+            "branch-free final reduction"
+        );
+        assert!(!s.contains("if ("), "no branch in the generated function");
     }
 }
