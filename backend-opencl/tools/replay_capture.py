@@ -6,7 +6,7 @@ backend-opencl/src/capture.rs) through the CUDA driver, so that NVIDIA's profile
     ncu --clock-control none --set full -o prof python3 replay_capture.py CAPTURE_DIR 1
 
 The program binary of an NVIDIA OpenCL build is PTX, which the CUDA driver loads as a
-module. Buffer arguments are uploaded from arg<i>.bin; scalars are passed as recorded;
+module once its OpenCL launch registers are replaced (see load_module). Buffer arguments are uploaded from arg<i>.bin; scalars are passed as recorded;
 `__local` arguments are pointers into the launch's dynamic shared memory (the OpenCL
 compiler passes them as .shared addresses), laid out one after another from its start,
 which a one-line CUDA kernel reports (the architecture may reserve shared memory below it).
@@ -17,10 +17,7 @@ Needs CuPy (on the GPU machine's image) and nothing from sluice.
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
 import cupy as cp
 import numpy as np
@@ -38,11 +35,12 @@ def dynamic_shared_base():
     return int(out[0])
 
 
-def load_module(path):
-    """The captured program as a CUDA module. PTX (an NVIDIA OpenCL binary) goes to the
-    driver's JIT NUL-terminated; where the driver refuses it, the OpenCL-only target modifier
-    `texmode_independent` is dropped, and then `ptxas` (where the image has one) compiles it
-    and prints why it fails."""
+def load_module(path, groups):
+    """The captured program as a CUDA module. An NVIDIA OpenCL binary is PTX that reads the
+    OpenCL launch environment from `%envreg` registers (group and global offsets, group
+    counts), which the CUDA driver does not provide: it refuses such a module, even compiled
+    by `ptxas` (CUDA_ERROR_INVALID_IMAGE). They are replaced by this launch's values: no
+    offsets, `groups` groups along x, one along y and z."""
     with open(path, "rb") as f:
         data = f.read()
     text = data.rstrip(b"\0")
@@ -50,16 +48,24 @@ def load_module(path):
     head = [ln for ln in text[:4096].split(b"\n") if ln.startswith((b".version", b".target"))]
     print(f"program.bin: {len(data)} bytes, {'PTX ' + repr(head) if is_ptx else 'not PTX'}, "
           f"starts {data[:16]!r}")
-    attempts = [("as is", data)]
-    if is_ptx:
-        attempts = [("PTX", text + b"\0")]
-        plain = text.replace(b", texmode_independent", b"")
-        if plain != text:
-            attempts.append(("PTX without texmode_independent", plain + b"\0"))
-        # A driver JIT older than the OpenCL compiler's PTX ISA: the kernels use nothing new.
-        for version in (b"8.0", b"7.8"):
-            older = re.sub(rb"(?m)^\.version \d+\.\d+", b".version " + version, plain)
-            attempts.append((f"PTX as ISA {version.decode()}", older + b"\0"))
+    if not is_ptx:
+        module = cp.cuda.function.Module()
+        module.load(data)
+        return module
+    # envreg 0-2: group offsets, 3-5: global offsets, 6-8: group counts (x, y, z).
+    env = {0: 0, 1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: groups, 7: 1, 8: 1}
+    used = sorted({int(m) for m in re.findall(rb"%envreg(\d+)", text)})
+    unknown = [r for r in used if r not in env]
+    if unknown:
+        sys.exit(f"the program reads launch registers this replay cannot set: {unknown}")
+    text = re.sub(rb"%envreg(\d+)", lambda m: str(env[int(m.group(1))]).encode(), text)
+    text = text.replace(b", texmode_independent", b"")
+    print(f"replaced %envreg{used} with the launch's values")
+    attempts = [("PTX", text + b"\0")]
+    # A driver JIT older than the OpenCL compiler's PTX ISA: the kernels use nothing new.
+    for version in (b"8.0", b"7.8"):
+        older = re.sub(rb"(?m)^\.version \d+\.\d+", b".version " + version, text)
+        attempts.append((f"PTX as ISA {version.decode()}", older + b"\0"))
     for what, image in attempts:
         try:
             module = cp.cuda.function.Module()
@@ -68,21 +74,6 @@ def load_module(path):
             return module
         except Exception as e:  # the driver's error names the cause
             print(f"program load ({what}) failed: {e}")
-    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-    if is_ptx and os.path.exists(ptxas):
-        tmp = tempfile.mkdtemp()
-        src, cubin = os.path.join(tmp, "program.ptx"), os.path.join(tmp, "program.cubin")
-        with open(src, "wb") as f:
-            f.write(attempts[-1][1].rstrip(b"\0"))
-        arch = "sm_" + cp.cuda.Device().compute_capability
-        r = subprocess.run([ptxas, f"-arch={arch}", src, "-o", cubin],
-                           capture_output=True, text=True)
-        print(f"ptxas -arch={arch}: rc {r.returncode} {r.stderr.strip()[:2000]}")
-        if r.returncode == 0:
-            module = cp.cuda.function.Module()
-            module.load_file(cubin)
-            print("program loaded (cubin from ptxas)")
-            return module
     sys.exit("cannot load the captured program")
 
 
@@ -96,7 +87,9 @@ def main():
     # The probe's launch creates the CUDA context: a module loaded before that fails
     # (the driver answered CUDA_ERROR_INVALID_IMAGE even for a cubin from ptxas).
     base = dynamic_shared_base()
-    module = load_module(os.path.join(d, "program.bin"))
+    local = launch["local"] or 128  # 0: the OpenCL driver chose; any size the kernel allows
+    grid = (launch["global"] + local - 1) // local
+    module = load_module(os.path.join(d, "program.bin"), grid)
     kernel = module.get_function(launch["kernel"])
 
     def fresh_args():
@@ -117,8 +110,6 @@ def main():
                 sys.exit(f"unknown argument kind {a['kind']}")
         return args, buffers, shared
 
-    local = launch["local"] or 128  # 0: the OpenCL driver chose; any size the kernel allows
-    grid = (launch["global"] + local - 1) // local
     args, buffers, shared = fresh_args()
     if shared > 48 * 1024:
         cp.cuda.driver.funcSetAttribute(
