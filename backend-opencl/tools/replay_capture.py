@@ -38,9 +38,9 @@ def dynamic_shared_base():
 def load_module(path, groups):
     """The captured program as a CUDA module. An NVIDIA OpenCL binary is PTX that reads the
     OpenCL launch environment from `%envreg` registers (group and global offsets, group
-    counts), which the CUDA driver does not provide: it refuses such a module, even compiled
-    by `ptxas` (CUDA_ERROR_INVALID_IMAGE). They are replaced by this launch's values: no
-    offsets, `groups` groups along x, one along y and z."""
+    counts), which the CUDA driver does not provide: they are replaced by this launch's
+    values (no offsets, `groups` groups along x, one along y and z). The driver refused the
+    module as captured (CUDA_ERROR_INVALID_IMAGE), even compiled by `ptxas`."""
     with open(path, "rb") as f:
         data = f.read()
     text = data.rstrip(b"\0")
@@ -60,7 +60,12 @@ def load_module(path, groups):
         sys.exit(f"the program reads launch registers this replay cannot set: {unknown}")
     text = re.sub(rb"%envreg(\d+)", lambda m: str(env[int(m.group(1))]).encode(), text)
     text = text.replace(b", texmode_independent", b"")
-    print(f"replaced %envreg{used} with the launch's values")
+    # Kernel parameters that carry a state space (`.ptr .shared .align 4`, OpenCL's __local
+    # and __global pointers) become plain 64-bit values: the code addresses memory with
+    # them the same way, and the driver refused the module with them.
+    text, ptrs = re.subn(rb"\.ptr\s+\.(?:global|shared|const|local)\s+(?:\.align\s+\d+\s+)?",
+                         b"", text)
+    print(f"replaced %envreg{used} with the launch's values; {ptrs} pointer parameters plain")
     attempts = [("PTX", text + b"\0")]
     # A driver JIT older than the OpenCL compiler's PTX ISA: the kernels use nothing new.
     for version in (b"8.0", b"7.8"):
@@ -74,6 +79,12 @@ def load_module(path, groups):
             return module
         except Exception as e:  # the driver's error names the cause
             print(f"program load ({what}) failed: {e}")
+    try:  # the JIT linker reports what it refused, where the module loader does not
+        link = cp.cuda.function.LinkState()
+        link.add_ptr_data(attempts[0][1], "program.ptx", cp.cuda.driver.CU_JIT_INPUT_PTX)
+        link.complete()
+    except Exception as e:
+        print(f"JIT link: {e}")
     sys.exit("cannot load the captured program")
 
 
