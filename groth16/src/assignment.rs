@@ -164,9 +164,17 @@ fn eval_lc(
     let mut acc = Fr::ZERO;
     // Coefficients are circuit structure, public: skipping zeros leaks nothing, and it is
     // what defines density in bellperson (a zero coefficient does not use the variable).
+    // Most coefficients are one, whose product is skipped as well (the same public branch).
+    let term = |value: &Fr, coeff: &Fr| {
+        if *coeff == Fr::ONE {
+            *value
+        } else {
+            *value * coeff
+        }
+    };
     for (&i, coeff) in lc.iter_inputs() {
         if !coeff.is_zero_vartime() {
-            acc += *inputs.get(i)? * coeff;
+            acc += term(inputs.get(i)?, coeff);
             if let Some(d) = input_density.as_deref_mut() {
                 d.set(i, true).ok()?;
             }
@@ -174,7 +182,7 @@ fn eval_lc(
     }
     for (&i, coeff) in lc.iter_aux() {
         if !coeff.is_zero_vartime() {
-            acc += *aux.get(i)? * coeff;
+            acc += term(aux.get(i)?, coeff);
             if let Some(d) = aux_density.as_deref_mut() {
                 d.set(i, true).ok()?;
             }
