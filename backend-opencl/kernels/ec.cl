@@ -88,20 +88,31 @@ inline POINT_xyzz POINT_xyzz_zero(void) {
   return r;
 }
 
-// 2 q for an affine q (mdbl-2008-s-1).
-SLUICE_CURVE_ATTR POINT_xyzz POINT_xyzz_double_affine(POINT_affine q) {
-  PFIELD u = PFIELD_double(q.y);
+// 2 p (dbl-2008-s-1, a = 0): 6M + 3S.
+SLUICE_CURVE_ATTR POINT_xyzz POINT_xyzz_double(POINT_xyzz p) {
+  PFIELD u = PFIELD_double(p.y);
   PFIELD v = PFIELD_sqr(u);
   PFIELD w = PFIELD_mul(u, v);
-  PFIELD s = PFIELD_mul(q.x, v);
-  PFIELD x2 = PFIELD_sqr(q.x);
+  PFIELD s = PFIELD_mul(p.x, v);
+  PFIELD x2 = PFIELD_sqr(p.x);
   PFIELD m = PFIELD_add(PFIELD_double(x2), x2);
   POINT_xyzz r;
   r.x = PFIELD_sub(PFIELD_sqr(m), PFIELD_double(s));
-  r.y = PFIELD_sub(PFIELD_mul(m, PFIELD_sub(s, r.x)), PFIELD_mul(w, q.y));
-  r.zz = v;
-  r.zzz = w;
+  r.y = PFIELD_sub(PFIELD_mul(m, PFIELD_sub(s, r.x)), PFIELD_mul(w, p.y));
+  r.zz = PFIELD_mul(v, p.zz);
+  r.zzz = PFIELD_mul(w, p.zzz);
   return r;
+}
+
+// 2 q for an affine q: the XYZZ doubling with ZZ = ZZZ = 1 (the rare equal-point case of
+// a mixed addition, where two products by one cost nothing that matters).
+SLUICE_CURVE_ATTR POINT_xyzz POINT_xyzz_double_affine(POINT_affine q) {
+  POINT_xyzz p;
+  p.x = q.x;
+  p.y = q.y;
+  p.zz = PFIELD_one();
+  p.zzz = PFIELD_one();
+  return POINT_xyzz_double(p);
 }
 
 // p + q for an affine q (madd-2008-s).
@@ -129,22 +140,6 @@ SLUICE_CURVE_ATTR POINT_xyzz POINT_xyzz_add_mixed(POINT_xyzz p, POINT_affine q) 
   r.y = PFIELD_sub(PFIELD_mul(rr, PFIELD_sub(qq, r.x)), PFIELD_mul(p.y, pppp));
   r.zz = PFIELD_mul(p.zz, ppp);
   r.zzz = PFIELD_mul(p.zzz, pppp);
-  return r;
-}
-
-// 2 p (dbl-2008-s-1, a = 0): 6M + 3S.
-SLUICE_CURVE_ATTR POINT_xyzz POINT_xyzz_double(POINT_xyzz p) {
-  PFIELD u = PFIELD_double(p.y);
-  PFIELD v = PFIELD_sqr(u);
-  PFIELD w = PFIELD_mul(u, v);
-  PFIELD s = PFIELD_mul(p.x, v);
-  PFIELD x2 = PFIELD_sqr(p.x);
-  PFIELD m = PFIELD_add(PFIELD_double(x2), x2);
-  POINT_xyzz r;
-  r.x = PFIELD_sub(PFIELD_sqr(m), PFIELD_double(s));
-  r.y = PFIELD_sub(PFIELD_mul(m, PFIELD_sub(s, r.x)), PFIELD_mul(w, p.y));
-  r.zz = PFIELD_mul(v, p.zz);
-  r.zzz = PFIELD_mul(w, p.zzz);
   return r;
 }
 

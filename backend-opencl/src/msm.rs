@@ -581,7 +581,7 @@ mod tests {
     use ff::Field;
     use group::{Curve, Group};
     use sluice_backend::{BackendError, ComputeBackend, Density, Scalars};
-    use sluice_field::{Fr, G1Projective, G2Projective};
+    use sluice_field::{Fr, G1Affine, G1Projective, G2Projective};
 
     use super::Plan;
     use crate::testing::{backend, rng, split_backend};
@@ -777,6 +777,23 @@ mod tests {
         }
     }
 
+    /// A G1 MSM of `scalars` over resident `bases` equals sluice-msm's.
+    fn assert_g1_msm_matches(
+        b: &OpenClBackend,
+        bases: &[G1Affine],
+        scalars: &[Fr],
+        what: &str,
+        seed: u64,
+    ) {
+        let resident = b.upload_g1_bases("bases", bases).unwrap();
+        let want = sluice_msm::msm_g1_vartime(bases, scalars, None).unwrap();
+        let got = b
+            .msm_g1_vartime(&resident, 0, Scalars::Host(scalars), None)
+            .unwrap();
+        let n = scalars.len();
+        assert!(got == want, "{what}, n {n}, seed {seed}");
+    }
+
     /// Buckets of half a segment each, every other bucket empty, zero scalars after them:
     /// each segment but the first starts exactly at a bucket (the skipped piece slot it fills
     /// with the identity), and each bucket change inside a segment skips an empty bucket
@@ -799,12 +816,7 @@ mod tests {
                 false => Fr::ZERO,
             })
             .collect();
-        let resident = b.upload_g1_bases("bases", &all).unwrap();
-        let want = sluice_msm::msm_g1_vartime(&all, &s, None).unwrap();
-        let got = b
-            .msm_g1_vartime(&resident, 0, Scalars::Host(&s), None)
-            .unwrap();
-        assert!(got == want, "aligned segments, n {n}, seed {seed}");
+        assert_g1_msm_matches(b, &all, &s, "aligned segments", seed);
     }
 
     /// One base repeated, every scalar 1: the mixed additions double, and so do the XYZZ
@@ -817,12 +829,7 @@ mod tests {
         let p = bases::<G1Projective>(2, seed)[0]; // the last one is the identity
         let all = vec![p; n];
         let s = vec![Fr::ONE; n];
-        let resident = b.upload_g1_bases("bases", &all).unwrap();
-        let want = sluice_msm::msm_g1_vartime(&all, &s, None).unwrap();
-        let got = b
-            .msm_g1_vartime(&resident, 0, Scalars::Host(&s), None)
-            .unwrap();
-        assert!(got == want, "repeated bases, n {n}, seed {seed}");
+        assert_g1_msm_matches(b, &all, &s, "repeated bases", seed);
     }
 
     /// Skewed scalars (mostly 1, the rest small or -1): one bucket holds most entries and is
@@ -841,12 +848,7 @@ mod tests {
                 _ => Fr::ONE,
             })
             .collect();
-        let resident = b.upload_g1_bases("bases", &all).unwrap();
-        let want = sluice_msm::msm_g1_vartime(&all, &s, None).unwrap();
-        let got = b
-            .msm_g1_vartime(&resident, 0, Scalars::Host(&s), None)
-            .unwrap();
-        assert!(got == want, "skewed scalars, n {n}, seed {seed}");
+        assert_g1_msm_matches(b, &all, &s, "skewed scalars", seed);
     }
 
     /// Two contexts (two "devices") and chunks of 42 G1 / 21 G2 bases: bases split across
