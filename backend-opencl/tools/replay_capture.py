@@ -36,11 +36,12 @@ def dynamic_shared_base():
 
 
 def load_module(path, groups):
-    """The captured program as a CUDA module. An NVIDIA OpenCL binary is PTX that reads the
-    OpenCL launch environment from `%envreg` registers (group and global offsets, group
-    counts), which the CUDA driver does not provide: they are replaced by this launch's
-    values (no offsets, `groups` groups along x, one along y and z). The driver refused the
-    module as captured (CUDA_ERROR_INVALID_IMAGE), even compiled by `ptxas`."""
+    """The captured program as a CUDA module. An NVIDIA OpenCL binary is PTX that the CUDA
+    driver refuses as captured (CUDA_ERROR_INVALID_IMAGE, even compiled by `ptxas`); it
+    loaded (H200, driver 580) once the state-space attribute of pointer parameters was
+    gone. The `%envreg` launch registers (group and global offsets, group counts), which
+    CUDA does not set, are replaced by this launch's values too: no offsets, `groups` groups
+    along x, one along y and z."""
     with open(path, "rb") as f:
         data = f.read()
     text = data.rstrip(b"\0")
@@ -62,26 +63,20 @@ def load_module(path, groups):
     text = text.replace(b", texmode_independent", b"")
     # Kernel parameters that carry a state space (`.ptr .shared .align 4`, OpenCL's __local
     # and __global pointers) become plain 64-bit values: the code addresses memory with
-    # them the same way, and the driver refused the module with them.
+    # them the same way.
     text, ptrs = re.subn(rb"\.ptr\s+\.(?:global|shared|const|local)\s+(?:\.align\s+\d+\s+)?",
                          b"", text)
     print(f"replaced %envreg{used} with the launch's values; {ptrs} pointer parameters plain")
-    attempts = [("PTX", text + b"\0")]
-    # A driver JIT older than the OpenCL compiler's PTX ISA: the kernels use nothing new.
-    for version in (b"8.0", b"7.8"):
-        older = re.sub(rb"(?m)^\.version \d+\.\d+", b".version " + version, text)
-        attempts.append((f"PTX as ISA {version.decode()}", older + b"\0"))
-    for what, image in attempts:
-        try:
-            module = cp.cuda.function.Module()
-            module.load(image)
-            print(f"program loaded ({what})")
-            return module
-        except Exception as e:  # the driver's error names the cause
-            print(f"program load ({what}) failed: {e}")
+    image = text + b"\0"
+    try:
+        module = cp.cuda.function.Module()
+        module.load(image)
+        return module
+    except Exception as e:  # the driver's error names the cause
+        print(f"program load failed: {e}")
     try:  # the JIT linker reports what it refused, where the module loader does not
         link = cp.cuda.function.LinkState()
-        link.add_ptr_data(attempts[0][1], "program.ptx", cp.cuda.driver.CU_JIT_INPUT_PTX)
+        link.add_ptr_data(image, "program.ptx", cp.cuda.driver.CU_JIT_INPUT_PTX)
         link.complete()
     except Exception as e:
         print(f"JIT link: {e}")
@@ -95,8 +90,6 @@ def main():
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     with open(os.path.join(d, "launch.json")) as f:
         launch = json.load(f)
-    # The probe's launch creates the CUDA context: a module loaded before that fails
-    # (the driver answered CUDA_ERROR_INVALID_IMAGE even for a cubin from ptxas).
     base = dynamic_shared_base()
     local = launch["local"] or 128  # 0: the OpenCL driver chose; any size the kernel allows
     grid = (launch["global"] + local - 1) // local
