@@ -162,31 +162,28 @@ fn eval_lc(
     mut aux_density: Option<&mut Density>,
 ) -> Option<Fr> {
     let mut acc = Fr::ZERO;
-    // Coefficients are circuit structure, public: skipping zeros leaks nothing, and it is
-    // what defines density in bellperson (a zero coefficient does not use the variable).
-    // Most coefficients are one, whose product is skipped as well (the same public branch).
-    let term = |value: &Fr, coeff: &Fr| {
-        if *coeff == Fr::ONE {
-            *value
-        } else {
-            *value * coeff
+    // Coefficients are circuit structure, public: they are compared in variable time (their
+    // Montgomery limbs). Skipping zeros is what defines density in bellperson (a zero
+    // coefficient does not use the variable); a coefficient of one needs no product.
+    const ZERO: [u64; 4] = Fr::ZERO.mont_limbs();
+    const ONE: [u64; 4] = Fr::ONE.mont_limbs();
+    let mut add = |value: Option<&Fr>, coeff: &Fr, density: Option<&mut Density>, i| {
+        let limbs = coeff.mont_limbs();
+        if limbs == ZERO {
+            return Some(());
         }
+        let value = value?;
+        acc += if limbs == ONE { *value } else { *value * coeff };
+        if let Some(d) = density {
+            d.set(i, true).ok()?;
+        }
+        Some(())
     };
     for (&i, coeff) in lc.iter_inputs() {
-        if !coeff.is_zero_vartime() {
-            acc += term(inputs.get(i)?, coeff);
-            if let Some(d) = input_density.as_deref_mut() {
-                d.set(i, true).ok()?;
-            }
-        }
+        add(inputs.get(i), coeff, input_density.as_deref_mut(), i)?;
     }
     for (&i, coeff) in lc.iter_aux() {
-        if !coeff.is_zero_vartime() {
-            acc += term(aux.get(i)?, coeff);
-            if let Some(d) = aux_density.as_deref_mut() {
-                d.set(i, true).ok()?;
-            }
-        }
+        add(aux.get(i), coeff, aux_density.as_deref_mut(), i)?;
     }
     Some(acc)
 }
