@@ -362,4 +362,27 @@ mod tests {
         let u = cs.first_unsatisfied().unwrap();
         assert!(u.name.starts_with("bad"), "{}", u.name);
     }
+
+    /// Coefficients other than 0 and 1 multiply; a zero one ignores even a variable that
+    /// does not exist.
+    #[test]
+    fn general_coefficients_multiply_and_zero_ones_are_ignored() {
+        let mut cs = ProvingAssignment::new();
+        cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+        let x = cs.alloc(|| "x", || Ok(Fr::from(5u64))).unwrap();
+        let y = cs.alloc(|| "y", || Ok(Fr::from(30u64))).unwrap();
+        // (3 x - 1 + 0 aux_9) * 2 = y - 2, with x = 5 and y = 30 (aux 9 does not exist).
+        cs.enforce(
+            || "affine",
+            |lc| {
+                lc + (Fr::from(3u64), x) - ProvingAssignment::one()
+                    + (Fr::ZERO, Variable(Index::Aux(9)))
+            },
+            |lc| lc + (Fr::from(2u64), ProvingAssignment::one()),
+            |lc| lc + y - (Fr::from(2u64), ProvingAssignment::one()),
+        );
+        assert!(cs.first_unsatisfied().is_none());
+        assert_eq!(cs.a(), &[Fr::from(14u64)]);
+        assert_eq!(cs.b(), &[Fr::from(2u64)]);
+    }
 }
