@@ -8,8 +8,8 @@ Each variant is a PTX kernel whose threads run CHAINS independent chains of one 
 (or of a fixed mix) for ITERS iterations, enough warps to fill every SM. The figure printed
 is warp instructions per clock per SM, counting the PTX instructions of the loop body, so
 a full-rate 32-bit IMAD on sm_90 reads 2.0 (64 lanes per clock) and the dispatch limit is
-4.0 (four schedulers). The clock is read with `clock64` inside the kernel (first warp
-of the first block), so a boosted or throttled clock does not skew the ratio. With PTX_DIR
+4.0 (four schedulers). Clocks are the launch's wall time at the device's maximum SM clock
+(a lower clock under load would read as a lower rate). With PTX_DIR
 the kernels' PTX is written there too (for ptxas/cuobjdump: check that each variant becomes
 the SASS it names). Needs CuPy and nothing from sluice.
 """
@@ -46,8 +46,8 @@ VARIANTS = {
 def kernel_ptx(name, decl, body):
     lines = [
         ".version 7.8", ".target sm_90", ".address_size 64",
-        f".visible .entry bench(.param .u64 out, .param .u64 clk, .param .u32 seed)", "{",
-        "  .reg .u32 x, y, k, tid; .reg .u64 p, q, t0, t1, acc, v; .reg .pred more, first;",
+        ".visible .entry bench(.param .u64 out, .param .u32 seed)", "{",
+        "  .reg .u32 x, y, k, tid; .reg .u64 p, acc, v; .reg .pred more;",
         "  " + decl,
         "  ld.param.u32 x, [seed]; mov.u32 tid, %tid.x; add.u32 y, x, tid; or.b32 x, x, 1;",
     ]
@@ -58,13 +58,13 @@ def kernel_ptx(name, decl, body):
             lines.append(f"  add.u32 a{i}, y, {i};")
         if "b<" in decl:
             lines.append(f"  add.u32 b{i}, y, {2 * i + 1};")
-    lines += ["  mov.u64 t0, %clock64;", "  mov.u32 k, 0;", "LOOP:"]
+    lines += ["  mov.u32 k, 0;", "LOOP:"]
     if "madc" in body:
         lines.append("  add.cc.u32 x, x, 0;")
     for i in range(CHAINS):
         lines.append("  " + body.format(i=i))
     lines += ["  add.u32 k, k, 1;", f"  setp.lt.u32 more, k, {ITERS};", "  @more bra LOOP;",
-              "  mov.u64 t1, %clock64;", "  mov.u64 acc, 0;"]
+              "  mov.u64 acc, 0;"]
     for i in range(CHAINS):
         if "w<" in decl:
             lines.append(f"  add.u64 acc, acc, w{i};")
@@ -75,9 +75,6 @@ def kernel_ptx(name, decl, body):
         "  ld.param.u64 p, [out]; cvta.to.global.u64 p, p;",
         "  mov.u32 k, %ctaid.x; mov.u32 y, %ntid.x; mad.lo.u32 k, k, y, tid; mul.wide.u32 v, k, 8; add.u64 p, p, v;",
         "  st.global.u64 [p], acc;",
-        "  mov.u32 k, %ctaid.x; or.b32 k, k, tid; setp.eq.u32 first, k, 0;",
-        "  ld.param.u64 q, [clk]; cvta.to.global.u64 q, q; sub.u64 t1, t1, t0;",
-        "  @first st.global.u64 [q], t1;",
         "  ret;", "}",
     ]
     return "\n".join(lines)
@@ -87,8 +84,9 @@ def main():
     ptx_dir = sys.argv[1] if len(sys.argv) > 1 else None
     dev = cp.cuda.Device(0)
     sms = dev.attributes["MultiProcessorCount"]
-    print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}: {sms} SMs, "
-          f"{CHAINS} chains x {ITERS} iterations, {THREADS} threads per block")
+    mhz = dev.attributes["ClockRate"] / 1e3  # kHz
+    print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}: {sms} SMs at up to "
+          f"{mhz:.0f} MHz, {CHAINS} chains x {ITERS} iterations, {THREADS} threads per block")
     for name, (decl, body, per) in VARIANTS.items():
         ptx = kernel_ptx(name, decl, body)
         if ptx_dir:
@@ -101,23 +99,19 @@ def main():
         for blocks_per_sm in (4, 8):
             blocks = sms * blocks_per_sm
             out = cp.zeros(blocks * THREADS, dtype=cp.uint64)
-            clk = cp.zeros(1, dtype=cp.uint64)
-            fn((blocks,), (THREADS,), (out, clk, cp.uint32(0x9e3779b9)))
+            fn((blocks,), (THREADS,), (out, cp.uint32(0x9e3779b9)))
             cp.cuda.runtime.deviceSynchronize()
             start, stop = cp.cuda.Event(), cp.cuda.Event()
             start.record()
-            fn((blocks,), (THREADS,), (out, clk, cp.uint32(0x9e3779b9)))
+            fn((blocks,), (THREADS,), (out, cp.uint32(0x9e3779b9)))
             stop.record()
             stop.synchronize()
             ms = cp.cuda.get_elapsed_time(start, stop)
-            cycles = int(clk[0])
+            cycles = ms * 1e3 * mhz
             warps_per_sm = blocks_per_sm * THREADS // 32
             instrs = warps_per_sm * ITERS * CHAINS * per
-            # The first warp's cycles cover its whole block's residency; blocks beyond the
-            # resident ones would run in a second wave, so report by wall time as well.
-            mhz = cycles / (ms * 1e3) if blocks_per_sm <= 8 else float("nan")
-            print(f"{name:12s} {warps_per_sm:3d} warps/SM: {instrs / cycles:5.2f} warp-instr/clk/SM"
-                  f" (first warp {cycles} clk, launch {ms:.3f} ms, ~{mhz:.0f} MHz)")
+            print(f"{name:12s} {warps_per_sm:3d} warps/SM: {instrs / cycles:5.2f} "
+                  f"warp-instr/clk/SM (launch {ms:.3f} ms)")
 
 
 if __name__ == "__main__":
