@@ -164,26 +164,39 @@ fn eval_lc(
     let mut acc = Fr::ZERO;
     // Coefficients are circuit structure, public: they are compared in variable time (their
     // Montgomery limbs). Skipping zeros is what defines density in bellperson (a zero
-    // coefficient does not use the variable); a coefficient of one needs no product.
+    // coefficient does not use the variable); a coefficient of one or minus one needs no
+    // product. Inputs are public too, so an input of one (the constant every circuit uses
+    // for its constants) needs no product either; auxiliary values are secret and always
+    // take the same path.
     const ZERO: [u64; 4] = Fr::ZERO.mont_limbs();
     const ONE: [u64; 4] = Fr::ONE.mont_limbs();
-    let mut add = |value: Option<&Fr>, coeff: &Fr, density: Option<&mut Density>, i| {
-        let limbs = coeff.mont_limbs();
-        if limbs == ZERO {
-            return Some(());
-        }
-        let value = value?;
-        acc += if limbs == ONE { *value } else { *value * coeff };
-        if let Some(d) = density {
-            d.set(i, true).ok()?;
-        }
-        Some(())
-    };
+    let minus_one = (-Fr::ONE).mont_limbs();
+    let mut add =
+        |value: Option<&Fr>, coeff: &Fr, public: bool, density: Option<&mut Density>, i| {
+            let limbs = coeff.mont_limbs();
+            if limbs == ZERO {
+                return Some(());
+            }
+            let value = value?;
+            if limbs == ONE {
+                acc += *value;
+            } else if limbs == minus_one {
+                acc -= *value;
+            } else if public && value.mont_limbs() == ONE {
+                acc += *coeff;
+            } else {
+                acc += *value * coeff;
+            }
+            if let Some(d) = density {
+                d.set(i, true).ok()?;
+            }
+            Some(())
+        };
     for (&i, coeff) in lc.iter_inputs() {
-        add(inputs.get(i), coeff, input_density.as_deref_mut(), i)?;
+        add(inputs.get(i), coeff, true, input_density.as_deref_mut(), i)?;
     }
     for (&i, coeff) in lc.iter_aux() {
-        add(aux.get(i), coeff, aux_density.as_deref_mut(), i)?;
+        add(aux.get(i), coeff, false, aux_density.as_deref_mut(), i)?;
     }
     Some(acc)
 }
@@ -384,5 +397,27 @@ mod tests {
         assert!(cs.first_unsatisfied().is_none());
         assert_eq!(cs.a(), &[Fr::from(14u64)]);
         assert_eq!(cs.b(), &[Fr::from(2u64)]);
+    }
+
+    /// Every shortcut of `eval_lc` against the plain sum of products: minus-one
+    /// coefficients on inputs and aux, a general coefficient on an input other than one.
+    #[test]
+    fn shortcuts_agree_with_products() {
+        let mut cs = ProvingAssignment::new();
+        cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+        let seven = cs.alloc_input(|| "seven", || Ok(Fr::from(7u64))).unwrap();
+        let x = cs.alloc(|| "x", || Ok(Fr::from(5u64))).unwrap();
+        let y = cs.alloc(|| "y", || Ok(Fr::from(9u64))).unwrap();
+        let minus = -Fr::ONE;
+        // (4 * seven - x - 1) * (y - seven + 3) = 22 * 5 = 110, as 10 y + 20 one.
+        cs.enforce(
+            || "mixed",
+            |lc| lc + (Fr::from(4u64), seven) + (minus, x) + (minus, ProvingAssignment::one()),
+            |lc| lc + y + (minus, seven) + (Fr::from(3u64), ProvingAssignment::one()),
+            |lc| lc + (Fr::from(10u64), y) + (Fr::from(20u64), ProvingAssignment::one()),
+        );
+        assert!(cs.first_unsatisfied().is_none());
+        assert_eq!(cs.a(), &[Fr::from(22u64)]);
+        assert_eq!(cs.b(), &[Fr::from(5u64)]);
     }
 }
