@@ -353,18 +353,25 @@ fn measure<B: ComputeBackend>(
             let params = benchmark_parameters(circuit.clone(), &mut rng)?;
             let prove = |source: &dyn ParameterSource<B>| {
                 let mut last = None;
+                let mut synthesis = Vec::new();
                 let times = time(backend, opts.reps, || {
+                    let start = Instant::now();
                     let cs = ProvingAssignment::synthesize(circuit.clone())
                         .map_err(|e| e.to_string())?;
+                    synthesis.push(start.elapsed());
                     let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
                     let (_, report) =
                         prove_assignment(cs, source, r, s, backend).map_err(|e| e.to_string())?;
                     last = Some(report.phases);
                     Ok(())
                 })?;
-                // Synthesis is timed in this row but not in the phases.
-                if let Some(p) = last {
-                    eprint!("(last run, after synthesis: {p}) ");
+                // Synthesis is timed in this row but not in the phases: say how much it took.
+                synthesis.sort();
+                if let (Some(p), Some(synth)) = (last, synthesis.get(synthesis.len() / 2)) {
+                    eprint!(
+                        "(synthesis median {:.1} ms; last run, after synthesis: {p}) ",
+                        synth.as_secs_f64() * 1e3
+                    );
                 }
                 Ok(times)
             };
