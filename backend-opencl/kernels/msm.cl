@@ -6,7 +6,9 @@
 // holds a signed digit d in (-2^(c-1), 2^(c-1)] (a borrow moves to window w + 1), so a
 // window has B = 2^(c-1) buckets and a negative digit adds the negated base. One launch:
 //
-//   count       histogram of (window, bucket) over all scalars (atomics)
+//   count_large how many scalars are 2^16 or more (the host then plans the windows)
+//   count       histogram of (window, bucket) over all scalars (atomics; see below for the
+//               window-0 bucket each work item aggregates)
 //   scan        per window: where each bucket's entries start, and each bucket's rank
 //               among the window's non-empty buckets
 //   scatter     entries[window][slot] = base index | sign << 31, grouped by bucket
@@ -43,16 +45,69 @@ inline void POINT_load_scalar(__global const uint *scalars, uint i, uint *s) {
   for (uint k = 0; k < SCALAR_LIMBS; k++) s[k] = scalars[(ulong)i * SCALAR_LIMBS + k];
 }
 
-__kernel void POINT_msm_count(__global const uint *scalars, __global uint *counts, uint n,
-                              uint c, uint windows) {
+// How many scalars are 2^16 or more (`large`, zeroed by the host): the others have one
+// nonzero digit, in window 0, for any window of 17 bits or more, so the host sizes the
+// windows for the large ones (msm.rs, Plan::new). One atomic per work group.
+__kernel void POINT_msm_count_large(__global const uint *scalars, __global uint *large,
+                                    uint n) {
+  __local uint group_large;
   const uint i = get_global_id(0);
-  if (i >= n) return;
-  uint s[SCALAR_LIMBS];
-  POINT_load_scalar(scalars, i, s);
+  if (get_local_id(0) == 0) group_large = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (i < n) {
+    uint high = 0;
+    for (uint k = 1; k < SCALAR_LIMBS; k++) high |= scalars[(ulong)i * SCALAR_LIMBS + k];
+    if (high != 0 || scalars[(ulong)i * SCALAR_LIMBS] >= 0x10000u) atomic_inc(&group_large);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0 && group_large != 0) atomic_add(large, group_large);
+}
+
+// The count and the scatter give each work item `per` scalars, i = t + k items (k < per),
+// and the item reserves the entries of one window-0 bucket with one atomic for all of
+// them: that of its first scalar with a nonzero window-0 digit. Boolean-heavy scalars (a
+// Filecoin circuit's) put half of all entries in window 0's bucket 1; an atomic per entry
+// there serialised on one address and took most of those MSMs' time.
+
+// The magnitude of scalar i's window-0 digit (its low c bits, c <= 24, with no carry in).
+inline uint POINT_window0_mag(__global const uint *scalars, uint i, uint c) {
+  const uint d = scalars[(ulong)i * SCALAR_LIMBS] & ((1u << c) - 1);
+  return d > (1u << (c - 1)) ? (1u << c) - d : d;
+}
+
+// The window-0 bucket (magnitude) work item t aggregates, 0 for none, and how many of its
+// scalars fall in it.
+inline uint POINT_window0_run(__global const uint *scalars, uint t, uint items, uint per,
+                              uint n, uint c, uint *run) {
+  uint mag0 = 0;
+  *run = 0;
+  for (uint k = 0; k < per; k++) {
+    const uint i = t + k * items;
+    if (i >= n) break;
+    const uint mag = POINT_window0_mag(scalars, i, c);
+    if (mag != 0 && mag0 == 0) mag0 = mag;
+    if (mag != 0 && mag == mag0) *run += 1;
+  }
+  return mag0;
+}
+
+__kernel void POINT_msm_count(__global const uint *scalars, __global uint *counts, uint n,
+                              uint c, uint windows, uint items, uint per) {
+  const uint t = get_global_id(0);
+  if (t >= items) return;
+  uint run;
+  const uint mag0 = POINT_window0_run(scalars, t, items, per, n, c, &run);
+  if (run != 0) atomic_add(&counts[mag0 - 1], run);
   const uint buckets = 1u << (c - 1);
-  POINT_DIGITS(s, c, windows, {
-    if (mag != 0) atomic_inc(&counts[w * buckets + mag - 1]);
-  })
+  for (uint k = 0; k < per; k++) {
+    const uint i = t + k * items;
+    if (i >= n) break;
+    uint s[SCALAR_LIMBS];
+    POINT_load_scalar(scalars, i, s);
+    POINT_DIGITS(s, c, windows, {
+      if (mag != 0 && (w != 0 || mag != mag0)) atomic_inc(&counts[w * buckets + mag - 1]);
+    })
+  }
 }
 
 // One work group per window; `sums` is local memory of 2 words per work item. Writes each
@@ -107,18 +162,26 @@ __kernel void POINT_msm_scan(__global const uint *counts, __global uint *off,
 
 // Window w's entries live at entries[w n ..]; afterwards cursor[b] is the end of bucket b.
 __kernel void POINT_msm_scatter(__global const uint *scalars, __global uint *cursor,
-                                __global uint *entries, uint n, uint c, uint windows) {
-  const uint i = get_global_id(0);
-  if (i >= n) return;
-  uint s[SCALAR_LIMBS];
-  POINT_load_scalar(scalars, i, s);
+                                __global uint *entries, uint n, uint c, uint windows,
+                                uint items, uint per) {
+  const uint t = get_global_id(0);
+  if (t >= items) return;
+  uint run;
+  const uint mag0 = POINT_window0_run(scalars, t, items, per, n, c, &run);
+  uint next0 = run != 0 ? atomic_add(&cursor[mag0 - 1], run) : 0;
   const uint buckets = 1u << (c - 1);
-  POINT_DIGITS(s, c, windows, {
-    if (mag != 0) {
-      uint pos = atomic_inc(&cursor[w * buckets + mag - 1]);
-      entries[(ulong)w * n + pos] = i | (neg << 31);
-    }
-  })
+  for (uint k = 0; k < per; k++) {
+    const uint i = t + k * items;
+    if (i >= n) break;
+    uint s[SCALAR_LIMBS];
+    POINT_load_scalar(scalars, i, s);
+    POINT_DIGITS(s, c, windows, {
+      if (mag != 0) {
+        uint pos = w == 0 && mag == mag0 ? next0++ : atomic_inc(&cursor[w * buckets + mag - 1]);
+        entries[(ulong)w * n + pos] = i | (neg << 31);
+      }
+    })
+  }
 }
 
 // The largest bucket in [lo, hi) whose first entry is at or before entry e: the non-empty

@@ -111,13 +111,25 @@ struct Plan {
     cap: usize,
     /// Reduce work items per window (a power of two).
     slices: usize,
+    /// Scalars per work item of the count and the scatter.
+    per_item: usize,
 }
 
 impl Plan {
-    /// The window minimising the additions (n W mixed ones to fill the buckets, about
-    /// 3 B W full ones to reduce them) among those whose buffers fit one allocation;
-    /// `piece_bytes` is the size of one partial sum (an XYZZ point).
-    fn new(n: usize, max_alloc: u64, piece_bytes: usize) -> Plan {
+    /// The window minimising the additions (m W mixed ones to fill the buckets, about
+    /// 3 B W full ones to reduce them) among those whose buffers fit one allocation, for
+    /// `n` scalars of which `large` are 2^16 or more; `piece_bytes` is the size of one
+    /// partial sum (an XYZZ point).
+    ///
+    /// The others (booleans, small constants) have one nonzero digit, in window 0, for a
+    /// window of 17 bits or more (two at most for smaller ones): only the large ones cost
+    /// an addition per window. So m = max(large, n / 64): a partition's MSMs (1 scalar in
+    /// 65 large) get the windows of a dense MSM of n / 64 rather than of n (c = 16 instead
+    /// of 22 at n = 2^26), and far fewer buckets to scan and reduce. The floor bounds the
+    /// windows, and with them the sorted entries (W n words), when hardly any scalar is
+    /// large.
+    fn new(n: usize, large: usize, max_alloc: u64, piece_bytes: usize) -> Plan {
+        let m = large.max(n / 64).max(1);
         let [window, chunk, slice, _] = tuning();
         let mut best: Option<(usize, Plan)> = None;
         for c in 2..=22usize {
@@ -134,7 +146,7 @@ impl Plan {
             if !(fits(windows * cap * piece_bytes) && fits(windows * n.max(1) * 4)) {
                 continue;
             }
-            let cost = n * windows + 3 * buckets * windows;
+            let cost = m * windows + 3 * buckets * windows;
             let plan = Plan {
                 c,
                 windows,
@@ -143,18 +155,26 @@ impl Plan {
                 segs,
                 cap,
                 slices,
+                per_item: scalars_per_item(n),
             };
             if best.map_or(true, |(b, _)| cost < b) {
                 best = Some((cost, plan));
             }
         }
-        best.map_or_else(|| Plan::new(n, u64::MAX, piece_bytes), |(_, p)| p)
+        best.map_or_else(|| Plan::new(n, large, u64::MAX, piece_bytes), |(_, p)| p)
     }
 }
 
 /// Accumulate work items the segment length keeps at least, so that every SM of a large
 /// GPU has several waves of them (an H200 holds about 60k items of the G1 kernel at once).
 const MIN_SEGMENTS: usize = 1 << 18;
+
+/// Scalars per work item of the count and the scatter: 1 up to 2^19 scalars, then up to 16,
+/// keeping at least 2^18 items. An item reserves one window-0 bucket's entries for all its
+/// scalars at once (`kernels/msm.cl`), which is what relieves a hot bucket.
+fn scalars_per_item(n: usize) -> usize {
+    (n >> 18).clamp(1, 16)
+}
 
 /// Entries per accumulate segment: four times the mean bucket, so a segment touches about
 /// five buckets (a piece each, for the reduce) while runs of mixed additions stay long, but
@@ -346,22 +366,23 @@ impl OpenClBackend {
                 let count = n.div_ceil(d).min(Chunked::chunk_len(ctx, A::WORDS));
                 let proj = A::Proj::WORDS as u64 * 4;
                 let piece = xyzz_words::<A>() as u64 * 4;
-                let p = Plan::new(count, ctx.max_chunk_bytes, piece as usize);
-                let (w, b, cap, slices) = (
-                    p.windows as u64,
-                    p.buckets as u64,
-                    p.cap as u64,
-                    p.slices as u64,
-                );
+                // The plan depends on how many scalars are large: the fewest give the most
+                // windows (entries), all of them the most buckets (pieces). Each term at
+                // its largest over both bounds every plan in between.
+                let plans = [0, count]
+                    .map(|large| Plan::new(count, large, ctx.max_chunk_bytes, piece as usize));
+                let most = |f: &dyn Fn(&Plan) -> u64| plans.iter().map(f).max().unwrap_or(0);
                 let count = count as u64;
-                // Scalars and their index; counts, offsets, ends and ranks; window totals;
-                // sorted entries; pieces and their buckets; window slices twice.
+                // Scalars and their index; the large-scalar count; counts, offsets, ends
+                // and ranks; window totals; sorted entries; pieces and their buckets;
+                // window slices twice.
                 count * (32 + 4)
-                    + 4 * w * b * 4
-                    + 2 * w * 4
-                    + w * count * 4
-                    + w * cap * (piece + 4)
-                    + 2 * w * slices * proj
+                    + 4
+                    + most(&|p| 4 * (p.windows * p.buckets) as u64 * 4)
+                    + most(&|p| 2 * p.windows as u64 * 4)
+                    + most(&|p| p.windows as u64 * count * 4)
+                    + most(&|p| (p.windows * p.cap) as u64 * (piece + 4))
+                    + most(&|p| 2 * (p.windows * p.slices) as u64 * proj)
             })
             .sum()
     }
@@ -429,7 +450,22 @@ impl OpenClBackend {
         let ctx = &self.devices[d];
         let pw = A::Proj::WORDS;
         let xw = xyzz_words::<A>();
-        let plan = Plan::new(count, ctx.max_chunk_bytes, xw * 4);
+        let name = |k: &str| format!("{}_{k}", A::PREFIX);
+        let temp = |what: &str, words: usize| ctx.temp(&self.tracker, what, words);
+        // How many scalars are large decides the windows (Plan::new): one word read back.
+        let large = {
+            let large = temp("msm large scalars", 1)?;
+            ctx.fill_zero(&large.0, 1)?;
+            ctx.kernel(A::PROGRAM, &name("msm_count_large"))?
+                .mem(scalars)?
+                .mem(&large.0)?
+                .u32(count as u32)?
+                .run(count, Some(COUNT_LARGE_GROUP))?;
+            let mut word = [0u32];
+            ctx.read(&large.0, 0, &mut word)?;
+            word[0] as usize
+        };
+        let plan = Plan::new(count, large, ctx.max_chunk_bytes, xw * 4);
         log::debug!("{} MSM of {count} on device {d}: {plan:?}", A::PREFIX);
         let Plan {
             c,
@@ -439,25 +475,27 @@ impl OpenClBackend {
             segs,
             cap,
             slices,
+            per_item,
         } = plan;
-        let name = |k: &str| format!("{}_{k}", A::PREFIX);
         let point_group = match tuning()[3] {
             Some(0) => None,
             Some(g) => Some(g),
             None => A::POINT_GROUP,
         };
-        let temp = |what: &str, words: usize| ctx.temp(&self.tracker, what, words);
         // Buffers are dropped as soon as the last kernel using them is enqueued: OpenCL
         // frees them once that kernel is done.
         let counts = temp("msm bucket counts", windows * buckets)?;
         ctx.fill_zero(&counts.0, windows * buckets)?;
+        let items = count.div_ceil(per_item);
         ctx.kernel(A::PROGRAM, &name("msm_count"))?
             .mem(scalars)?
             .mem(&counts.0)?
             .u32(count as u32)?
             .u32(c as u32)?
             .u32(windows as u32)?
-            .run(count, None)?;
+            .u32(items as u32)?
+            .u32(per_item as u32)?
+            .run(items, None)?;
 
         let off = temp("msm bucket offsets", windows * buckets)?;
         let cursor = temp("msm bucket ends", windows * buckets)?;
@@ -484,7 +522,9 @@ impl OpenClBackend {
             .u32(count as u32)?
             .u32(c as u32)?
             .u32(windows as u32)?
-            .run(count, None)?;
+            .u32(items as u32)?
+            .u32(per_item as u32)?
+            .run(items, None)?;
 
         let partials = temp("msm pieces", windows * cap * xw)?;
         let keys = temp("msm piece buckets", windows * cap)?;
@@ -550,6 +590,9 @@ fn xyzz_words<A: GpuCurve>() -> usize {
 
 /// Work items of the scan kernel's work group (one group per window).
 const SCAN_ITEMS: usize = 256;
+
+/// Work items of a group of the large-scalar count (one atomic per group).
+const COUNT_LARGE_GROUP: usize = 256;
 
 /// A launched MSM batch whose window sums are still on the device.
 struct Pending<'a, A: GpuCurve> {
@@ -794,6 +837,33 @@ mod tests {
         assert!(got == want, "{what}, n {n}, seed {seed}");
     }
 
+    /// A partition's scalars (0 or 1, one dense in 65, a few 2 and -1) at a size where the
+    /// count and the scatter give each item two scalars (one past a multiple of two, so
+    /// the last item has one): every item reserves its window-0 bucket in one atomic, some
+    /// in bucket 1 and some in bucket 2, and items whose scalars differ take both paths.
+    #[test]
+    fn boolean_scalars_in_multi_scalar_items_match_sluice_msm() {
+        let Some(b) = backend() else { return };
+        let seed = 4300;
+        let n = (1 << 19) + 1;
+        assert_eq!(
+            Plan::new(n, n / 65, 1 << 30, 192).per_item,
+            2,
+            "the test's premise"
+        );
+        let all = bases::<G1Projective>(n, seed);
+        let mut r = rng(seed);
+        let s: Vec<Fr> = (0..n)
+            .map(|i| match (i % 65, r.next_u32() % 16) {
+                (0, _) => Fr::random(&mut r),
+                (_, 0) => Fr::from(2),
+                (_, 1) => -Fr::ONE,
+                (_, k) => Fr::from(u64::from(k % 2)),
+            })
+            .collect();
+        assert_g1_msm_matches(b, &all, &s, "boolean scalars, two per item", seed);
+    }
+
     /// Buckets of half a segment each, every other bucket empty, zero scalars after them:
     /// each segment but the first starts exactly at a bucket (the skipped piece slot it fills
     /// with the identity), and each bucket change inside a segment skips an empty bucket
@@ -803,7 +873,7 @@ mod tests {
         let Some(b) = backend() else { return };
         let seed = 4100;
         let n = 512;
-        let plan = Plan::new(n, 1 << 30, 192);
+        let plan = Plan::new(n, n, 1 << 30, 192);
         assert_eq!(
             (plan.c, plan.seg_len),
             (7, 16),
@@ -877,6 +947,17 @@ mod tests {
         );
     }
 
+    /// A partition's MSM (1 scalar in 65 large) at 2^26 gets the windows of a dense MSM of
+    /// 2^20, a dense one those of its size.
+    #[test]
+    fn plans_size_the_windows_for_the_large_scalars() {
+        let n = 1 << 26;
+        let dense = Plan::new(n, n, 35 << 30, 288);
+        let partition = Plan::new(n, n / 65, 35 << 30, 288);
+        assert_eq!((dense.c, partition.c), (22, 16), "{dense:?} {partition:?}");
+        assert_eq!(partition.c, Plan::new(1 << 20, 1 << 20, 35 << 30, 288).c);
+    }
+
     #[test]
     fn plans_cover_the_scalars_and_fit_one_allocation() {
         // (n, largest allocation): PoCL's 1 GiB cap at test sizes, the H200's 35 GiB.
@@ -885,8 +966,8 @@ mod tests {
             .map(|n| (n, 1u64 << 30))
             .chain([(1 << 20, 35 << 30), (1 << 26, 35 << 30)])
         {
-            {
-                let p = Plan::new(n, max_alloc, 288);
+            for large in [0, n / 65, n] {
+                let p = Plan::new(n, large, max_alloc, 288);
                 assert!(p.windows * p.c >= 256, "{p:?} for {n}");
                 assert!(p.buckets == 1 << (p.c - 1) && p.slices.is_power_of_two());
                 assert!(p.segs * p.seg_len >= n, "{p:?} for {n}");
