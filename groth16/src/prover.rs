@@ -374,6 +374,9 @@ where
     };
 
     let (a, b) = cs.take_ab();
+    // Whether h's MSM read a device vector of n, whose place the auxiliary scalars may
+    // take below (the pipeline's planner reserves it next to the MSM scratch).
+    let mut h_vector_on_device = batch.is_none();
     let h = match config.h_mode {
         HMode::InMemory => {
             let a = HostVector::track(host_tracker, "a", a)?;
@@ -392,6 +395,7 @@ where
             if plan.holds_two_vectors() {
                 h_on_device(compute_h_two_vectors(backend, a, b)?)?
             } else {
+                h_vector_on_device = false;
                 let h = compute_h_streaming(backend, host_tracker, a, b, &plan)?;
                 h_from_host(&h, Some(batch.unwrap_or(plan.chunk_len())))?
             }
@@ -405,34 +409,49 @@ where
 
     let inputs = cs.input_assignment();
     let aux = cs.aux_assignment();
-    let l = g1(G1Query::L, 0, aux, None, batch)?;
+    // The auxiliary scalars go to the device once, in h's place, for the four MSMs over
+    // them, which then gather them by density there: one upload instead of four, and no
+    // host copy per density (at 2^26 a density's copy made the A MSM three times the L
+    // MSM's time).
+    let aux_buf = match h_vector_on_device && aux.len() <= n && !aux.is_empty() {
+        true => {
+            let mut buf = backend.alloc_fr("aux", aux.len())?;
+            backend.write_fr(&mut buf, 0, aux)?;
+            Some(buf)
+        }
+        false => None,
+    };
+    // The MSM of `query`'s points from `skip` with the auxiliary scalars used by `density`.
+    let g1_aux = |query, skip, density| match &aux_buf {
+        Some(buf) => {
+            let bases = params.g1_bases(backend, query)?;
+            Ok(backend.msm_g1_vartime(&bases, skip, Scalars::Buffer(buf), density)?)
+        }
+        None => g1(query, skip, aux, density, batch),
+    };
+    let l = g1_aux(G1Query::L, 0, None)?;
     phases.l = lap();
     // Inputs are all used in A (the input constraints).
     let a = g1(G1Query::A, 0, inputs, None, batch)?
-        + g1(
-            G1Query::A,
-            inputs.len(),
-            aux,
-            Some(cs.a_aux_density()),
-            batch,
-        )?;
+        + g1_aux(G1Query::A, inputs.len(), Some(cs.a_aux_density()))?;
     phases.a = lap();
     let b_inputs_used = cs.b_input_density().count_ones();
     let b_g1 = g1(G1Query::BG1, 0, inputs, Some(cs.b_input_density()), batch)?
-        + g1(
-            G1Query::BG1,
-            b_inputs_used,
-            aux,
-            Some(cs.b_aux_density()),
-            batch,
-        )?;
+        + g1_aux(G1Query::BG1, b_inputs_used, Some(cs.b_aux_density()))?;
     phases.b_g1 = lap();
-    let b_g2 = match b_g2 {
-        Some(b_g2) => b_g2,
-        None => b_g2_msm_batched(&cs, backend, batch, |range| {
+    let b_g2 = match (b_g2, &aux_buf) {
+        (Some(b_g2), _) => b_g2,
+        (None, Some(buf)) => {
+            let bases = params.b_g2_bases(backend)?;
+            let (inputs, aux) = (Scalars::Host(inputs), Scalars::Buffer(buf));
+            backend.msm_g2_vartime(&bases, 0, inputs, Some(cs.b_input_density()))?
+                + backend.msm_g2_vartime(&bases, b_inputs_used, aux, Some(cs.b_aux_density()))?
+        }
+        (None, None) => b_g2_msm_batched(&cs, backend, batch, |range| {
             params.b_g2_bases_range(backend, range)
         })?,
     };
+    drop(aux_buf);
     phases.b_g2 = lap();
     let report = ProofReport {
         domain_size: n,
