@@ -102,7 +102,8 @@ fn msm_batched_vartime<'p, T: 'p, G: group::Group>(
 pub struct PhaseTimes {
     /// H: a, b, c to h's coefficients, then h's MSM.
     pub h: Duration,
-    /// The L MSM.
+    /// The L MSM, and before it the one upload of the auxiliary scalars that the L, A and
+    /// B MSMs share when h's MSM ran on the device without batches.
     pub l: Duration,
     /// The A MSMs (inputs, then aux by density).
     pub a: Duration,
