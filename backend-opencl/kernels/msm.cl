@@ -91,6 +91,17 @@ inline uint POINT_window0_run(__global const uint *scalars, uint t, uint items, 
   return mag0;
 }
 
+// Runs `body` (as POINT_DIGITS) for every digit of work item t's scalars, with `i` (the
+// scalar's index) in scope too.
+#define POINT_ITEM_DIGITS(scalars, t, items, per, n, c, windows, body)          \
+  for (uint k = 0; k < (per); k++) {                                           \
+    const uint i = (t) + k * (items);                                          \
+    if (i >= (n)) break;                                                       \
+    uint s[SCALAR_LIMBS];                                                      \
+    POINT_load_scalar(scalars, i, s);                                          \
+    POINT_DIGITS(s, c, windows, body)                                          \
+  }
+
 __kernel void POINT_msm_count(__global const uint *scalars, __global uint *counts, uint n,
                               uint c, uint windows, uint items, uint per) {
   const uint t = get_global_id(0);
@@ -99,15 +110,9 @@ __kernel void POINT_msm_count(__global const uint *scalars, __global uint *count
   const uint mag0 = POINT_window0_run(scalars, t, items, per, n, c, &run);
   if (run != 0) atomic_add(&counts[mag0 - 1], run);
   const uint buckets = 1u << (c - 1);
-  for (uint k = 0; k < per; k++) {
-    const uint i = t + k * items;
-    if (i >= n) break;
-    uint s[SCALAR_LIMBS];
-    POINT_load_scalar(scalars, i, s);
-    POINT_DIGITS(s, c, windows, {
-      if (mag != 0 && (w != 0 || mag != mag0)) atomic_inc(&counts[w * buckets + mag - 1]);
-    })
-  }
+  POINT_ITEM_DIGITS(scalars, t, items, per, n, c, windows, {
+    if (mag != 0 && (w != 0 || mag != mag0)) atomic_inc(&counts[w * buckets + mag - 1]);
+  })
 }
 
 // One work group per window; `sums` is local memory of 2 words per work item. Writes each
@@ -170,18 +175,12 @@ __kernel void POINT_msm_scatter(__global const uint *scalars, __global uint *cur
   const uint mag0 = POINT_window0_run(scalars, t, items, per, n, c, &run);
   uint next0 = run != 0 ? atomic_add(&cursor[mag0 - 1], run) : 0;
   const uint buckets = 1u << (c - 1);
-  for (uint k = 0; k < per; k++) {
-    const uint i = t + k * items;
-    if (i >= n) break;
-    uint s[SCALAR_LIMBS];
-    POINT_load_scalar(scalars, i, s);
-    POINT_DIGITS(s, c, windows, {
-      if (mag != 0) {
-        uint pos = w == 0 && mag == mag0 ? next0++ : atomic_inc(&cursor[w * buckets + mag - 1]);
-        entries[(ulong)w * n + pos] = i | (neg << 31);
-      }
-    })
-  }
+  POINT_ITEM_DIGITS(scalars, t, items, per, n, c, windows, {
+    if (mag != 0) {
+      uint pos = w == 0 && mag == mag0 ? next0++ : atomic_inc(&cursor[w * buckets + mag - 1]);
+      entries[(ulong)w * n + pos] = i | (neg << 31);
+    }
+  })
 }
 
 // The largest bucket in [lo, hi) whose first entry is at or before entry e: the non-empty
