@@ -18,9 +18,10 @@
 //!
 //! # Environment overrides (experiments)
 //! `SLUICE_OPENCL_OPTIONS`: extra program build options. `SLUICE_MSM_WINDOW`,
-//! `SLUICE_MSM_CHUNK`, `SLUICE_MSM_SLICE`, `SLUICE_MSM_GROUP`: the MSM's window bits,
-//! entries per accumulate segment, pieces per reduce work item and the point kernels'
-//! work-group size (0: the driver's choice), instead of the defaults (see `kernels/msm.cl`).
+//! `SLUICE_MSM_CHUNK`, `SLUICE_MSM_SLICE`, `SLUICE_MSM_GROUP`, `SLUICE_MSM_PER_ITEM`: the
+//! MSM's window bits, entries per accumulate segment, pieces per reduce work item, the point
+//! kernels' work-group size (0: the driver's choice) and the scalars per work item of the
+//! count and the scatter, instead of the defaults (see `kernels/msm.cl`).
 //! `SLUICE_CAPTURE_DIR` / `SLUICE_CAPTURE_KERNEL` / `SLUICE_CAPTURE_COUNT`: record chosen
 //! launches for replay under NVIDIA's profiler (see `capture.rs`).
 //! `SLUICE_PROFILE=1`: queues record every kernel's device time;

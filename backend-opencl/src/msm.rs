@@ -79,10 +79,10 @@ const SUM_GROUP: usize = 16;
 /// Tuning overrides for experiments, read once: `SLUICE_MSM_WINDOW` (window bits c),
 /// `SLUICE_MSM_CHUNK` (entries per accumulate segment L), `SLUICE_MSM_SLICE` (pieces per
 /// reduce work item), `SLUICE_MSM_GROUP` (work-group size of the point kernels, 0 for the driver's
-/// choice; see [`GpuCurve::POINT_GROUP`]). Unset, unparsable or out-of-range values leave
-/// the defaults.
-fn tuning() -> [Option<usize>; 4] {
-    static T: std::sync::OnceLock<[Option<usize>; 4]> = std::sync::OnceLock::new();
+/// choice; see [`GpuCurve::POINT_GROUP`]), `SLUICE_MSM_PER_ITEM` (scalars per work item of
+/// the count and the scatter). Unset, unparsable or out-of-range values leave the defaults.
+fn tuning() -> [Option<usize>; 5] {
+    static T: std::sync::OnceLock<[Option<usize>; 5]> = std::sync::OnceLock::new();
     *T.get_or_init(|| {
         let var = |k: &str, lo: usize, hi: usize| crate::env_in(k, lo..=hi);
         [
@@ -90,6 +90,7 @@ fn tuning() -> [Option<usize>; 4] {
             var("SLUICE_MSM_CHUNK", 1, 1 << 20),
             var("SLUICE_MSM_SLICE", 1, 1 << 20),
             var("SLUICE_MSM_GROUP", 0, 1024),
+            var("SLUICE_MSM_PER_ITEM", 1, 64),
         ]
     })
 }
@@ -130,7 +131,7 @@ impl Plan {
     /// large.
     fn new(n: usize, large: usize, max_alloc: u64, piece_bytes: usize) -> Plan {
         let m = large.max(n / 64).max(1);
-        let [window, chunk, slice, _] = tuning();
+        let [window, chunk, slice, _, per_item] = tuning();
         let mut best: Option<(usize, Plan)> = None;
         for c in 2..=22usize {
             if window.is_some_and(|w| w != c) {
@@ -155,7 +156,7 @@ impl Plan {
                 segs,
                 cap,
                 slices,
-                per_item: scalars_per_item(n),
+                per_item: per_item.unwrap_or_else(|| scalars_per_item(n)),
             };
             if best.map_or(true, |(b, _)| cost < b) {
                 best = Some((cost, plan));
