@@ -156,7 +156,7 @@ impl Plan {
                 segs,
                 cap,
                 slices,
-                per_item: per_item.unwrap_or_else(|| scalars_per_item(n)),
+                per_item: per_item.unwrap_or_else(|| scalars_per_item(n, large)),
             };
             if best.map_or(true, |(b, _)| cost < b) {
                 best = Some((cost, plan));
@@ -170,11 +170,16 @@ impl Plan {
 /// GPU has several waves of them (an H200 holds about 60k items of the G1 kernel at once).
 const MIN_SEGMENTS: usize = 1 << 18;
 
-/// Scalars per work item of the count and the scatter: 1 up to 2^19 scalars, then up to 16,
-/// keeping at least 2^18 items. An item reserves one window-0 bucket's entries for all its
-/// scalars at once (`kernels/msm.cl`), which is what relieves a hot bucket.
-fn scalars_per_item(n: usize) -> usize {
-    (n >> 18).clamp(1, 16)
+/// Scalars per work item of the count and the scatter. An item reserves one window-0
+/// bucket's entries for all its scalars at once (`kernels/msm.cl`), which relieves a hot
+/// bucket: with fewer than half the scalars large, 1 up to 2^19 scalars, then up to 16,
+/// keeping at least 2^18 items. Dense MSMs keep one scalar per item: on an H200, 16 per
+/// item made G1 2^22 1.7% slower (BENCHMARKS.md, sixth session).
+fn scalars_per_item(n: usize, large: usize) -> usize {
+    match large >= n / 2 {
+        true => 1,
+        false => (n >> 18).clamp(1, 16),
+    }
 }
 
 /// Entries per accumulate segment: four times the mean bucket, so a segment touches about
@@ -949,13 +954,15 @@ mod tests {
     }
 
     /// A partition's MSM (1 scalar in 65 large) at 2^26 gets the windows of a dense MSM of
-    /// 2^20, a dense one those of its size.
+    /// 2^20 and 16 scalars per count/scatter item; a dense one the windows of its size and
+    /// one scalar per item.
     #[test]
     fn plans_size_the_windows_for_the_large_scalars() {
         let n = 1 << 26;
         let dense = Plan::new(n, n, 35 << 30, 288);
         let partition = Plan::new(n, n / 65, 35 << 30, 288);
         assert_eq!((dense.c, partition.c), (22, 16), "{dense:?} {partition:?}");
+        assert_eq!((dense.per_item, partition.per_item), (1, 16));
         assert_eq!(partition.c, Plan::new(1 << 20, 1 << 20, 35 << 30, 288).c);
     }
 
