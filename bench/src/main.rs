@@ -25,8 +25,8 @@ use sluice_field::{Fr, G1Projective, G2Projective};
 use sluice_groth16::demo::{BitDecomposition, MimcLike};
 use sluice_groth16::{
     generate_benchmark_parameters, generate_random_parameters, prepare_verifying_key,
-    prove_assignment, verify_proof, CircuitShape, ParameterSource, Parameters, ProvingAssignment,
-    ResidentParameters,
+    prove_assignment, verify_proof, Capacity, CircuitShape, ParameterSource, Parameters,
+    ProvingAssignment, ResidentParameters,
 };
 
 use options::{Op, Options, USAGE};
@@ -354,9 +354,11 @@ fn measure<B: ComputeBackend>(
             let prove = |source: &dyn ParameterSource<B>| {
                 let mut last = None;
                 let mut synthesis = Vec::new();
+                // Synthesis sizes its vectors from the parameters, as create_proof does.
+                let capacity = Capacity::for_queries(&source.query_lengths());
                 let times = time(backend, opts.reps, || {
                     let start = Instant::now();
-                    let cs = ProvingAssignment::synthesize(circuit.clone())
+                    let cs = ProvingAssignment::synthesize_with_capacity(circuit.clone(), capacity)
                         .map_err(|e| e.to_string())?;
                     synthesis.push(start.elapsed());
                     let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));

@@ -15,8 +15,10 @@ use sluice_field::Fr;
 use sluice_msm::Density;
 use subtle::ConstantTimeEq;
 
+use std::sync::mpsc::{sync_channel, Receiver, TryRecvError};
+
 use crate::keygen::synthesize_groth16;
-use crate::Groth16Error;
+use crate::{Groth16Error, QueryLengths};
 
 /// The first constraint a witness failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,6 +27,63 @@ pub struct Unsatisfied {
     pub index: usize,
     /// Its name with the namespace path, `outer/inner/name`.
     pub name: String,
+}
+
+/// How many constraints and auxiliary variables a circuit has, for
+/// [`ProvingAssignment::synthesize_with_capacity`] (from its parameters:
+/// [`Capacity::for_queries`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Capacity {
+    /// Constraints (the a and b vectors), the input constraints included.
+    pub constraints: usize,
+    /// Auxiliary variables.
+    pub aux: usize,
+}
+
+impl Capacity {
+    /// The shape parameters with these query lengths were made for: at most the domain's
+    /// constraints (h has one point fewer than the domain) and the l query's auxiliary
+    /// variables.
+    pub fn for_queries(lengths: &QueryLengths) -> Self {
+        Capacity {
+            constraints: lengths.h + 1,
+            aux: lengths.l,
+        }
+    }
+}
+
+/// The a, b and auxiliary vectors at their full capacity, every page already written once
+/// (by another thread), waiting to replace the growing ones.
+struct Prefaulted {
+    a: Vec<Fr>,
+    b: Vec<Fr>,
+    aux: Vec<Fr>,
+}
+
+impl Prefaulted {
+    fn new(capacity: Capacity) -> Self {
+        // Writing each element makes the kernel map and zero the pages here, not on the
+        // synthesizing thread.
+        let touched = |n: usize| {
+            let mut v = vec![Fr::ZERO; n];
+            v.clear();
+            v
+        };
+        Prefaulted {
+            a: touched(capacity.constraints),
+            b: touched(capacity.constraints),
+            aux: touched(capacity.aux),
+        }
+    }
+}
+
+/// Where prefaulted vectors will arrive from. A clone waits for none.
+struct PrefaultedLater(Option<Receiver<Prefaulted>>);
+
+impl Clone for PrefaultedLater {
+    fn clone(&self) -> Self {
+        PrefaultedLater(None)
+    }
 }
 
 /// A `ConstraintSystem<Fr>` that records what the prover needs (see the module docs).
@@ -43,6 +102,7 @@ pub struct ProvingAssignment {
     aux_assignment: Vec<Fr>,
     namespace: Vec<String>,
     unsatisfied: Option<Unsatisfied>,
+    prefaulted: PrefaultedLater,
 }
 
 impl ProvingAssignment {
@@ -52,8 +112,29 @@ impl ProvingAssignment {
     /// witness does not satisfy the circuit, and [`Groth16Error::Synthesis`] when synthesis
     /// itself fails.
     pub fn synthesize<C: Circuit<Fr>>(circuit: C) -> Result<Self, Groth16Error> {
+        Self::synthesize_with_capacity(circuit, Capacity::default())
+    }
+
+    /// [`synthesize`](Self::synthesize) for a circuit of (about) `capacity`'s shape: another
+    /// thread allocates a, b and the auxiliary vector at that size and touches every page,
+    /// and synthesis moves into them when they are ready. The kernel's zeroing of fresh
+    /// pages, a seventh of synthesis at 2^20 constraints, then happens off the
+    /// synthesizing thread. A wrong capacity costs memory or growth, never correctness.
+    pub fn synthesize_with_capacity<C: Circuit<Fr>>(
+        circuit: C,
+        capacity: Capacity,
+    ) -> Result<Self, Groth16Error> {
         let mut cs = Self::new();
+        if capacity != Capacity::default() {
+            let (tx, rx) = sync_channel(1);
+            // Detached: if synthesis ends first, the vectors are dropped with the channel.
+            std::thread::spawn(move || {
+                let _ = tx.send(Prefaulted::new(capacity));
+            });
+            cs.prefaulted = PrefaultedLater(Some(rx));
+        }
         synthesize_groth16(&mut cs, circuit, |cs| cs.input_assignment.len())?;
+        cs.prefaulted = PrefaultedLater(None);
         match cs.unsatisfied.take() {
             Some(Unsatisfied { index, name }) => Err(Groth16Error::Unsatisfied { index, name }),
             None => Ok(cs),
@@ -137,6 +218,31 @@ impl ProvingAssignment {
         (std::mem::take(&mut self.a), std::mem::take(&mut self.b))
     }
 
+    /// Called where a, b or the auxiliary vector is full: moves them into the prefaulted
+    /// vectors if those have arrived (they then grow no more, up to the capacity).
+    fn adopt_prefaulted(&mut self) {
+        let Some(rx) = &self.prefaulted.0 else {
+            return;
+        };
+        match rx.try_recv() {
+            Ok(mut p) => {
+                for (to, from) in [
+                    (&mut p.a, &mut self.a),
+                    (&mut p.b, &mut self.b),
+                    (&mut p.aux, &mut self.aux_assignment),
+                ] {
+                    if to.capacity() > from.len() {
+                        to.extend_from_slice(from);
+                        std::mem::swap(to, from);
+                    }
+                }
+                self.prefaulted = PrefaultedLater(None);
+            }
+            Err(TryRecvError::Empty) => {}
+            Err(TryRecvError::Disconnected) => self.prefaulted = PrefaultedLater(None),
+        }
+    }
+
     fn record_failure(&mut self, name: String) {
         if self.unsatisfied.is_none() {
             let mut path = self.namespace.join("/");
@@ -215,6 +321,7 @@ impl ConstraintSystem<Fr> for ProvingAssignment {
             aux_assignment: Vec::new(),
             namespace: Vec::new(),
             unsatisfied: None,
+            prefaulted: PrefaultedLater(None),
         }
     }
 
@@ -224,6 +331,9 @@ impl ConstraintSystem<Fr> for ProvingAssignment {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
+        if self.aux_assignment.len() == self.aux_assignment.capacity() {
+            self.adopt_prefaulted();
+        }
         self.aux_assignment.push(f()?);
         self.a_aux_density.push(false);
         self.b_aux_density.push(false);
@@ -254,6 +364,9 @@ impl ConstraintSystem<Fr> for ProvingAssignment {
             b(LinearCombination::zero()),
             c(LinearCombination::zero()),
         );
+        if self.a.len() == self.a.capacity() {
+            self.adopt_prefaulted();
+        }
         let (inputs, aux) = (&self.input_assignment, &self.aux_assignment);
         // Inputs have full density in A (the input constraints), so A tracks aux only.
         let a = eval_lc(&a, inputs, aux, None, Some(&mut self.a_aux_density));
@@ -374,6 +487,85 @@ mod tests {
         );
         let u = cs.first_unsatisfied().unwrap();
         assert!(u.name.starts_with("bad"), "{}", u.name);
+    }
+
+    /// Prefaulted vectors that arrive mid-synthesis are adopted at the next full vector,
+    /// keep what was written so far, and hold the requested capacity; a capacity too small
+    /// for one of them leaves that one growing.
+    #[test]
+    fn prefaulted_vectors_are_adopted_with_their_contents() {
+        for (capacity, grown) in [
+            (
+                Capacity {
+                    constraints: 64,
+                    aux: 64,
+                },
+                false,
+            ),
+            (
+                Capacity {
+                    constraints: 64,
+                    aux: 0,
+                },
+                true,
+            ),
+        ] {
+            let mut cs = ProvingAssignment::new();
+            cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+            // They arrive after four constraints, when a and b are full (capacity 4).
+            for k in 0..5 {
+                if k == 2 {
+                    let (tx, rx) = sync_channel(1);
+                    tx.send(Prefaulted::new(capacity)).unwrap();
+                    cs.prefaulted = PrefaultedLater(Some(rx));
+                }
+                tiny(&mut cs, 3);
+            }
+            assert!(cs.first_unsatisfied().is_none());
+            assert_eq!(cs.num_constraints(), 10);
+            assert_eq!(cs.a.capacity(), 64, "{capacity:?}");
+            assert_eq!(cs.aux_assignment.capacity() != 64, grown, "{capacity:?}");
+            assert_eq!(&cs.a()[..2], &[Fr::from(2u64), Fr::from(6u64)]);
+            assert_eq!(&cs.b()[8..], &[Fr::from(3u64), Fr::ONE]);
+            assert_eq!(cs.aux_assignment().len(), 15);
+            assert_eq!(cs.aux_assignment()[13], Fr::from(3u64));
+        }
+    }
+
+    /// Synthesis with any capacity (exact, too small, too large, none) gives the same
+    /// assignment, densities included, whenever the prefaulted vectors arrive.
+    #[test]
+    fn capacity_never_changes_the_assignment() {
+        let circuit = || crate::demo::MimcLike::<Fr>::filling_domain(12, Some(Fr::from(5u64)));
+        let plain = ProvingAssignment::synthesize(circuit()).unwrap();
+        let exact = Capacity {
+            constraints: plain.num_constraints(),
+            aux: plain.aux_assignment().len(),
+        };
+        for capacity in [
+            exact,
+            Capacity {
+                constraints: 7,
+                aux: 3,
+            },
+            Capacity {
+                constraints: 1 << 13,
+                aux: 1 << 13,
+            },
+        ] {
+            let cs = ProvingAssignment::synthesize_with_capacity(circuit(), capacity).unwrap();
+            assert_eq!(cs.a(), plain.a(), "{capacity:?}");
+            assert_eq!(cs.b(), plain.b(), "{capacity:?}");
+            assert_eq!(cs.input_assignment(), plain.input_assignment());
+            assert_eq!(cs.aux_assignment(), plain.aux_assignment(), "{capacity:?}");
+            for (d, e) in [
+                (cs.a_aux_density(), plain.a_aux_density()),
+                (cs.b_input_density(), plain.b_input_density()),
+                (cs.b_aux_density(), plain.b_aux_density()),
+            ] {
+                assert_eq!(bits(d), bits(e), "{capacity:?}");
+            }
+        }
     }
 
     /// Coefficients other than 0 and 1 multiply; a zero one ignores even a variable that

@@ -27,7 +27,7 @@ pub use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, Namespace, SynthesisError, Variable,
 };
 
-pub use assignment::{ProvingAssignment, Unsatisfied};
+pub use assignment::{Capacity, ProvingAssignment, Unsatisfied};
 pub use error::Groth16Error;
 pub use generator::{
     generate_benchmark_parameters, generate_parameters, generate_random_parameters, CircuitShape,

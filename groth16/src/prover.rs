@@ -14,7 +14,7 @@ use sluice_backend::{
 };
 use sluice_field::{Fr, G1Projective, G2Projective};
 
-use crate::assignment::ProvingAssignment;
+use crate::assignment::{Capacity, ProvingAssignment};
 use crate::generator::domain_size;
 use crate::params::Proof;
 use crate::source::{Bases, G1Query, ParameterSource};
@@ -495,7 +495,8 @@ where
     C: Circuit<Fr>,
     P: ParameterSource<B> + ?Sized,
 {
-    let cs = ProvingAssignment::synthesize(circuit)?;
+    let capacity = Capacity::for_queries(&params.query_lengths());
+    let cs = ProvingAssignment::synthesize_with_capacity(circuit, capacity)?;
     Ok(prove_assignment(cs, params, r, s, backend)?.0)
 }
 
@@ -540,9 +541,10 @@ where
         .iter()
         .map(|_| (Fr::random(&mut *rng), Fr::random(&mut *rng)))
         .collect();
+    let capacity = Capacity::for_queries(&params.query_lengths());
     let assignments = circuits
         .into_par_iter()
-        .map(ProvingAssignment::synthesize)
+        .map(|c| ProvingAssignment::synthesize_with_capacity(c, capacity))
         .collect::<Result<Vec<_>, _>>()?;
     assignments
         .into_iter()
