@@ -258,6 +258,21 @@ impl ProvingAssignment {
     }
 }
 
+/// The Montgomery limbs of -1: p - R (R = 2^256 mod p being one's), so that `eval_lc`
+/// need not negate per call.
+const MINUS_ONE: [u64; 4] = {
+    let (p, r) = (Fr::MODULUS_LIMBS, Fr::ONE.mont_limbs());
+    let (mut out, mut borrow, mut i) = ([0u64; 4], false, 0);
+    while i < 4 {
+        let (d, b1) = p[i].overflowing_sub(r[i]);
+        let (d, b2) = d.overflowing_sub(borrow as u64);
+        out[i] = d;
+        borrow = b1 | b2;
+        i += 1;
+    }
+    out
+};
+
 /// `<lc, z>`, marking used variables in the densities given. `None` if the combination
 /// names a variable this system never allocated.
 fn eval_lc(
@@ -276,7 +291,6 @@ fn eval_lc(
     // take the same path.
     const ZERO: [u64; 4] = Fr::ZERO.mont_limbs();
     const ONE: [u64; 4] = Fr::ONE.mont_limbs();
-    let minus_one = (-Fr::ONE).mont_limbs();
     let mut add =
         |value: Option<&Fr>, coeff: &Fr, public: bool, density: Option<&mut Density>, i| {
             let limbs = coeff.mont_limbs();
@@ -286,7 +300,7 @@ fn eval_lc(
             let value = value?;
             if limbs == ONE {
                 acc += *value;
-            } else if limbs == minus_one {
+            } else if limbs == MINUS_ONE {
                 acc -= *value;
             } else if public && value.mont_limbs() == ONE {
                 acc += *coeff;
@@ -589,6 +603,11 @@ mod tests {
         assert!(cs.first_unsatisfied().is_none());
         assert_eq!(cs.a(), &[Fr::from(14u64)]);
         assert_eq!(cs.b(), &[Fr::from(2u64)]);
+    }
+
+    #[test]
+    fn minus_one_limbs_are_those_of_minus_one() {
+        assert_eq!(MINUS_ONE, (-Fr::ONE).mont_limbs());
     }
 
     /// Every shortcut of `eval_lc` against the plain sum of products: minus-one
