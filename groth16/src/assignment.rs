@@ -77,8 +77,8 @@ impl Prefaulted {
     }
 }
 
-/// Where prefaulted vectors will arrive from. A clone waits for none.
-struct PrefaultedLater(Option<Receiver<Prefaulted>>);
+/// Where prefaulted vectors of a capacity will arrive from. A clone waits for none.
+struct PrefaultedLater(Option<(Receiver<Prefaulted>, Capacity)>);
 
 impl Clone for PrefaultedLater {
     fn clone(&self) -> Self {
@@ -120,6 +120,12 @@ impl ProvingAssignment {
     /// and synthesis moves into them when they are ready. The kernel's zeroing of fresh
     /// pages, a seventh of synthesis at 2^20 constraints, then happens off the
     /// synthesizing thread. A wrong capacity costs memory or growth, never correctness.
+    ///
+    /// Memory: until the move, the growing vectors exist next to the prefaulted ones.
+    /// Synthesis waits for the prefaulted vectors rather than grow a or b past an eighth
+    /// of `capacity.constraints` (or the auxiliary vector past an eighth of
+    /// `capacity.aux`), so the host holds at most about 1.25 times the capacity's
+    /// vectors. [`synthesize`](Self::synthesize) holds at most their doubling growth.
     pub fn synthesize_with_capacity<C: Circuit<Fr>>(
         circuit: C,
         capacity: Capacity,
@@ -131,7 +137,7 @@ impl ProvingAssignment {
             std::thread::spawn(move || {
                 let _ = tx.send(Prefaulted::new(capacity));
             });
-            cs.prefaulted = PrefaultedLater(Some(rx));
+            cs.prefaulted = PrefaultedLater(Some((rx, capacity)));
         }
         synthesize_groth16(&mut cs, circuit, |cs| cs.input_assignment.len())?;
         cs.prefaulted = PrefaultedLater(None);
@@ -221,10 +227,18 @@ impl ProvingAssignment {
     /// Called where a, b or the auxiliary vector is full: moves them into the prefaulted
     /// vectors if those have arrived (they then grow no more, up to the capacity).
     fn adopt_prefaulted(&mut self) {
-        let Some(rx) = &self.prefaulted.0 else {
+        let Some((rx, capacity)) = &self.prefaulted.0 else {
             return;
         };
-        match rx.try_recv() {
+        // Past an eighth of the capacity, wait rather than grow (see
+        // synthesize_with_capacity): the growing vectors stay below a quarter of it.
+        let wait = self.a.len() * 8 >= capacity.constraints.max(1)
+            || self.aux_assignment.len() * 8 >= capacity.aux.max(1);
+        let arrived = match wait {
+            true => rx.recv().map_err(|_| TryRecvError::Disconnected),
+            false => rx.try_recv(),
+        };
+        match arrived {
             Ok(mut p) => {
                 for (to, from) in [
                     (&mut p.a, &mut self.a),
@@ -554,7 +568,7 @@ mod tests {
                 if k == 2 {
                     let (tx, rx) = sync_channel(1);
                     tx.send(Prefaulted::new(capacity)).unwrap();
-                    cs.prefaulted = PrefaultedLater(Some(rx));
+                    cs.prefaulted = PrefaultedLater(Some((rx, capacity)));
                 }
                 tiny(&mut cs, 3);
             }
@@ -567,6 +581,27 @@ mod tests {
             assert_eq!(cs.aux_assignment().len(), 15);
             assert_eq!(cs.aux_assignment()[13], Fr::from(3u64));
         }
+    }
+
+    /// Vectors that never come (their thread gone) neither block synthesis past the point
+    /// where it would wait for them nor change it.
+    #[test]
+    fn prefaulted_vectors_that_never_come_are_not_waited_for() {
+        let mut cs = ProvingAssignment::new();
+        let (tx, rx) = sync_channel::<Prefaulted>(1);
+        drop(tx);
+        let capacity = Capacity {
+            constraints: 8,
+            aux: 8,
+        };
+        cs.prefaulted = PrefaultedLater(Some((rx, capacity)));
+        cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+        for _ in 0..5 {
+            tiny(&mut cs, 3);
+        }
+        assert!(cs.prefaulted.0.is_none());
+        assert_eq!(cs.num_constraints(), 10);
+        assert_eq!(&cs.b()[8..], &[Fr::from(3u64), Fr::ONE]);
     }
 
     /// Synthesis with any capacity (exact, too small, too large, none) gives the same

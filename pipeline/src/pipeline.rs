@@ -13,8 +13,8 @@ use sluice_backend::{Allocation, ComputeBackend, MemoryKind, MemoryTracker, MsmG
 use sluice_backend_cpu::{CpuBackend, CpuBases};
 use sluice_field::{Fr, G2Affine, G2Projective};
 use sluice_groth16::{
-    b_g2_msm, prove_assignment_with, Capacity, Circuit, Groth16Error, HostParameters, Proof,
-    ProofReport, ProverConfig, ProvingAssignment, QueryLengths, ResidentParameters, VerifyingKey,
+    b_g2_msm, prove_assignment_with, Circuit, Groth16Error, HostParameters, Proof, ProofReport,
+    ProverConfig, ProvingAssignment, QueryLengths, ResidentParameters, VerifyingKey,
 };
 
 use crate::planner::{MemoryPlan, PartitionFootprint, PlanInput};
@@ -231,8 +231,6 @@ pub struct Pipeline {
     plan: MemoryPlan,
     vk: VerifyingKey,
     domain_size: usize,
-    /// The parameters' circuit shape: synthesis sizes its vectors by it.
-    capacity: Capacity,
     budget: Arc<Budget>,
     held: MemoryTracker,
     stats: Arc<Stats>,
@@ -358,7 +356,6 @@ impl Pipeline {
             plan,
             vk: params.vk().clone(),
             domain_size: footprint.domain_size,
-            capacity: Capacity::for_queries(&params.query_lengths()),
             budget,
             held,
             stats,
@@ -393,14 +390,13 @@ impl Pipeline {
             done: Condvar::new(),
         });
         let jobs = self.jobs.as_ref().ok_or(PipelineError::Closed)?;
-        let capacity = self.capacity;
         for (index, circuit) in circuits.into_iter().enumerate() {
             let job = Job {
                 proof: Arc::clone(&state),
                 index,
-                synthesize: Box::new(move || {
-                    ProvingAssignment::synthesize_with_capacity(circuit, capacity)
-                }),
+                // Not synthesize_with_capacity: its prefaulted vectors exist next to the
+                // growing ones for a while, beyond the footprint the planner reserves.
+                synthesize: Box::new(move || ProvingAssignment::synthesize(circuit)),
                 r: Fr::random(&mut *rng),
                 s: Fr::random(&mut *rng),
             };
