@@ -137,3 +137,17 @@ FIELD FIELD_pow(FIELD a, ulong e) {
   }
   return r;
 }
+
+// a^-1 = a^(p - 2) (Fermat; 0 for 0), square and multiply over the bits of the public
+// modulus. For the shifted-bases table's affine conversion, once per batch of points.
+FIELD FIELD_inv(FIELD a) {
+  FIELD r = FIELD_one();
+  for (int i = FIELD_LIMBS - 1; i >= 0; i--) {
+    const uint e = i == 0 ? FIELD_P.v[0] - 2 : FIELD_P.v[i];
+    for (int b = 31; b >= 0; b--) {
+      r = FIELD_sqr(r);
+      if ((e >> b) & 1) r = FIELD_mul(r, a);
+    }
+  }
+  return r;
+}

@@ -61,3 +61,12 @@ SLUICE_CURVE_ATTR Fq2 Fq2_sqr(Fq2 a) {
   r.c1 = Fq_double(Fq_mul(a.c0, a.c1));
   return r;
 }
+
+// (a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 + a1^2) (0 for 0).
+Fq2 Fq2_inv(Fq2 a) {
+  Fq t = Fq_inv(Fq_add(Fq_sqr(a.c0), Fq_sqr(a.c1)));
+  Fq2 r;
+  r.c0 = Fq_mul(a.c0, t);
+  r.c1 = Fq_neg(Fq_mul(a.c1, t));
+  return r;
+}

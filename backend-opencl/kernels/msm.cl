@@ -22,6 +22,12 @@
 //   sum_groups  adds groups of the reduce outputs until one point per window is left
 //
 // The host combines the windows. Variable time, as an MSM over public bases may be.
+//
+// Shifted bases (`fold`): with a table of 2^(c k) P for every window k (msm_shift), a
+// digit d of window k adds d 2^(c k) P, so every window's entries go to one bucket set and
+// one reduce serves them all: fewer windows pay for a larger c. The count and the scatter
+// take windows [w0, w0 + wn) of the digits (a table too large for one buffer is split by
+// windows); entry (k - w0) stride + i names base i of window k in the table's buffer.
 
 // The signed digits of one scalar, window by window: `POINT_DIGITS(s, c, windows, body)`
 // runs `body` with `w`, `mag` (|d|, 0 for a zero digit) and `neg` (d < 0) in scope.
@@ -102,16 +108,20 @@ inline uint POINT_window0_run(__global const uint *scalars, uint t, uint items, 
     POINT_DIGITS(s, c, windows, body)                                          \
   }
 
+// The bucket set of window w (>= w0): its own, or the shared one when folded.
+#define POINT_SET(w, w0, fold) ((fold) ? 0 : (w) - (w0))
+
 __kernel void POINT_msm_count(__global const uint *scalars, __global uint *counts, uint n,
-                              uint c, uint windows, uint items, uint per) {
+                              uint c, uint items, uint per, uint w0, uint wn, uint fold) {
   const uint t = get_global_id(0);
   if (t >= items) return;
-  uint run;
-  const uint mag0 = POINT_window0_run(scalars, t, items, per, n, c, &run);
+  uint run = 0;
+  const uint mag0 = w0 == 0 ? POINT_window0_run(scalars, t, items, per, n, c, &run) : 0;
   if (run != 0) atomic_add(&counts[mag0 - 1], run);
   const uint buckets = 1u << (c - 1);
-  POINT_ITEM_DIGITS(scalars, t, items, per, n, c, windows, {
-    if (mag != 0 && (w != 0 || mag != mag0)) atomic_inc(&counts[w * buckets + mag - 1]);
+  POINT_ITEM_DIGITS(scalars, t, items, per, n, c, w0 + wn, {
+    if (w >= w0 && mag != 0 && (w != 0 || mag != mag0))
+      atomic_inc(&counts[POINT_SET(w, w0, fold) * buckets + mag - 1]);
   })
 }
 
@@ -165,20 +175,23 @@ __kernel void POINT_msm_scan(__global const uint *counts, __global uint *off,
   }
 }
 
-// Window w's entries live at entries[w n ..]; afterwards cursor[b] is the end of bucket b.
+// Bucket set k's entries live at entries[k n ..] (one set of wn n entries when folded);
+// afterwards cursor[b] is the end of bucket b.
 __kernel void POINT_msm_scatter(__global const uint *scalars, __global uint *cursor,
-                                __global uint *entries, uint n, uint c, uint windows,
-                                uint items, uint per) {
+                                __global uint *entries, uint n, uint c, uint items, uint per,
+                                uint w0, uint wn, uint fold, uint stride) {
   const uint t = get_global_id(0);
   if (t >= items) return;
-  uint run;
-  const uint mag0 = POINT_window0_run(scalars, t, items, per, n, c, &run);
+  uint run = 0;
+  const uint mag0 = w0 == 0 ? POINT_window0_run(scalars, t, items, per, n, c, &run) : 0;
   uint next0 = run != 0 ? atomic_add(&cursor[mag0 - 1], run) : 0;
   const uint buckets = 1u << (c - 1);
-  POINT_ITEM_DIGITS(scalars, t, items, per, n, c, windows, {
-    if (mag != 0) {
-      uint pos = w == 0 && mag == mag0 ? next0++ : atomic_inc(&cursor[w * buckets + mag - 1]);
-      entries[(ulong)w * n + pos] = i | (neg << 31);
+  POINT_ITEM_DIGITS(scalars, t, items, per, n, c, w0 + wn, {
+    if (w >= w0 && mag != 0) {
+      const uint set = POINT_SET(w, w0, fold);
+      uint pos = w == 0 && mag == mag0 ? next0++ : atomic_inc(&cursor[set * buckets + mag - 1]);
+      const uint base = fold ? (w - w0) * stride + i : i;
+      entries[(ulong)set * n + pos] = base | (neg << 31);
     }
   })
 }
@@ -297,4 +310,45 @@ __kernel void POINT_sum_groups(__global const POINT_jacobian *in, __global POINT
   POINT_jacobian acc = POINT_zero();
   for (uint k = 0; k < group; k++) acc = POINT_add(acc, in[(ulong)i * group + k]);
   out[i] = acc;
+}
+
+// The shifted-bases table: dst[dst_off + i] = 2^c src[src_off + i] for i < n, affine (the
+// identity stays (0, 0)). Each work item doubles SHIFT_BATCH points in Jacobian coordinates
+// and brings them back to affine with one inversion (Montgomery's trick).
+#define POINT_SHIFT_BATCH 16
+__kernel void POINT_msm_shift(__global const POINT_affine *src, __global POINT_affine *dst,
+                              uint src_off, uint dst_off, uint n, uint c) {
+  const uint lo = get_global_id(0) * POINT_SHIFT_BATCH;
+  if (lo >= n) return;
+  const uint count = min((uint)POINT_SHIFT_BATCH, n - lo);
+  POINT_jacobian p[POINT_SHIFT_BATCH];
+  PFIELD before[POINT_SHIFT_BATCH];  // product of the nonzero Z of points 0..k-1
+  PFIELD acc = PFIELD_one();
+  for (uint k = 0; k < count; k++) {
+    const POINT_affine a = src[src_off + lo + k];
+    POINT_jacobian j = POINT_zero();
+    if (!(PFIELD_is_zero(a.x) && PFIELD_is_zero(a.y))) {
+      j.x = a.x;
+      j.y = a.y;
+      j.z = PFIELD_one();
+    }
+    for (uint s = 0; s < c; s++) j = POINT_double(j);
+    p[k] = j;
+    before[k] = acc;
+    if (!PFIELD_is_zero(j.z)) acc = PFIELD_mul(acc, j.z);
+  }
+  PFIELD inv = PFIELD_inv(acc);  // 1 / (product of every nonzero Z)
+  for (uint k = count; k-- > 0;) {
+    POINT_affine r;
+    r.x = PFIELD_zero();
+    r.y = PFIELD_zero();
+    if (!PFIELD_is_zero(p[k].z)) {
+      const PFIELD zi = PFIELD_mul(inv, before[k]);
+      inv = PFIELD_mul(inv, p[k].z);
+      const PFIELD zi2 = PFIELD_sqr(zi);
+      r.x = PFIELD_mul(p[k].x, zi2);
+      r.y = PFIELD_mul(p[k].y, PFIELD_mul(zi2, zi));
+    }
+    dst[dst_off + lo + k] = r;
+  }
 }

@@ -77,6 +77,14 @@ pub struct OpenClConfig {
     /// where pageable transfers measured 4-5 GB/s on the H200; a CPU driver gains nothing
     /// from the extra copy. Tests force it on to cover the path on PoCL.
     pub pinned_staging: Option<bool>,
+    /// Precompute shifted bases at upload: for every window k of the MSM's signed digits,
+    /// 2^(c k) P for each base P, so an MSM sorts all its windows into one bucket set (a
+    /// larger c, fewer windows, one bucket reduction). It costs about ceil(256 / c) times
+    /// the bases' device memory (11-13 times at 2^20-2^26 bases) and a one-time
+    /// computation at upload; an MSM still takes the plain windows where they cost less
+    /// (few or small scalars). Off by default: the prover's memory planning counts bases
+    /// at their plain size.
+    pub shifted_bases: bool,
 }
 
 impl Default for OpenClConfig {
@@ -87,6 +95,7 @@ impl Default for OpenClConfig {
             max_chunk_bytes: None,
             tracker: None,
             pinned_staging: None,
+            shifted_bases: false,
         }
     }
 }
@@ -95,6 +104,8 @@ impl Default for OpenClConfig {
 pub struct OpenClBackend {
     devices: Vec<DeviceCtx>,
     tracker: MemoryTracker,
+    /// [`OpenClConfig::shifted_bases`].
+    shifted_bases: bool,
 }
 
 /// A buffer of Fr scalars on the backend's first device.
@@ -122,6 +133,7 @@ impl OpenClBackend {
         Ok(OpenClBackend {
             devices,
             tracker: config.tracker.unwrap_or_default(),
+            shifted_bases: config.shifted_bases,
         })
     }
 
@@ -615,6 +627,25 @@ pub(crate) mod testing {
             })
         })
         .as_ref()
+    }
+
+    /// [`backend`] and [`split_backend`] with shifted bases ([`OpenClConfig::shifted_bases`]);
+    /// `split` picks which.
+    pub(crate) fn shifted_backend(split: bool) -> Option<&'static OpenClBackend> {
+        static B: [OnceLock<Option<OpenClBackend>>; 2] = [OnceLock::new(), OnceLock::new()];
+        B[split as usize]
+            .get_or_init(|| {
+                backend_with(OpenClConfig {
+                    devices: match split {
+                        true => DeviceSelector::Indices(vec![test_device(); 2]),
+                        false => DeviceSelector::Index(test_device()),
+                    },
+                    max_chunk_bytes: split.then_some(SPLIT_CHUNK_BYTES),
+                    shifted_bases: true,
+                    ..OpenClConfig::default()
+                })
+            })
+            .as_ref()
     }
 
     /// The chunk cap of [`split_backend`]: 2^12 bytes, 128 Fr or 42 G1 bases per chunk.

@@ -4,7 +4,7 @@
 
 use std::marker::PhantomData;
 
-use sluice_backend::{Allocation, BackendError, Density, Scalars};
+use sluice_backend::{Allocation, BackendError, Density, MemoryKind, Scalars};
 use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 
 use crate::context::{Chunked, DeviceCtx};
@@ -21,8 +21,55 @@ pub struct OpenClBases<A> {
     pub(crate) parts: Vec<Chunked>,
     pub(crate) starts: Vec<usize>,
     pub(crate) len: usize,
+    /// The shifted-bases table, when the backend precomputes one
+    /// ([`crate::OpenClConfig::shifted_bases`]).
+    shifted: Option<ShiftedTable>,
     _affine: PhantomData<fn() -> A>,
 }
+
+/// Precomputed shifted bases: `groups[d][ch][g]` holds windows `[g per_group, ..)` of
+/// 2^(c k) P for the bases of chunk `ch` of device part `d`, window k's at element
+/// `(k - g per_group) chunk_elems(ch)` (the stride the scatter writes into its entries).
+struct ShiftedTable {
+    /// Window bits of the table: the digits' c whenever an MSM uses it.
+    c: usize,
+    /// Windows of the digits, ceil(256 / c).
+    windows: usize,
+    /// Windows per buffer (a group).
+    per_group: usize,
+    groups: Vec<Vec<Vec<ocl::core::Mem>>>,
+    _tracked: Vec<Allocation>,
+}
+
+/// `windows` windows in groups of `per`: each group's `(w0, wn)`.
+fn window_groups(windows: usize, per: usize) -> Vec<(usize, usize)> {
+    (0..windows)
+        .step_by(per)
+        .map(|w0| (w0, per.min(windows - w0)))
+        .collect()
+}
+
+/// The table's windows for bases chunks of up to `chunk_len` elements of `bytes` each:
+/// `(c, windows per buffer)` minimising the additions of a dense MSM over a whole chunk
+/// (n W mixed ones, 3 B per bucket reduction, one per buffer), as [`Plan::new`] counts them.
+fn table_window(chunk_len: usize, bytes: usize, max_alloc: u64) -> (usize, usize) {
+    // Entries name (k - w0) stride + i in 31 bits.
+    let per_buffer = (max_alloc / (chunk_len as u64 * bytes as u64).max(1))
+        .min(((1u64 << 31) - 1) / chunk_len.max(1) as u64)
+        .max(1) as usize;
+    (2..=MAX_WINDOW_BITS)
+        .map(|c| {
+            let windows = DIGIT_BITS.div_ceil(c);
+            let groups = windows.div_ceil(per_buffer);
+            let cost = chunk_len * windows + 3 * (1usize << (c - 1)) * groups;
+            (cost, c, per_buffer.min(windows))
+        })
+        .min()
+        .map_or((16, 1), |(_, c, per)| (c, per))
+}
+
+/// The largest window a plan takes (the kernels take up to 24 bits).
+const MAX_WINDOW_BITS: usize = 24;
 
 /// G1 bases resident in an [`OpenClBackend`].
 pub type OpenClG1Bases = OpenClBases<G1Affine>;
@@ -100,23 +147,84 @@ fn tuning() -> [Option<usize>; 5] {
 struct Plan {
     /// Window bits c.
     c: usize,
-    /// Windows: ceil(256 / c).
+    /// Bucket sets: one per window, or one for all (`fold`).
     windows: usize,
-    /// Buckets per window: 2^(c-1).
+    /// Buckets per set: 2^(c-1).
     buckets: usize,
+    /// Entry slots per set: n, or wn n when folded (a set has at most that many entries).
+    span: usize,
     /// Entries per accumulate segment (L).
     seg_len: usize,
-    /// Segment slots per window: n / L rounded up (a window has at most n entries).
+    /// Segment slots per set: span / L rounded up.
     segs: usize,
-    /// Piece slots per window: one per non-empty bucket plus one per segment at most.
+    /// Piece slots per set: one per non-empty bucket plus one per segment at most.
     cap: usize,
-    /// Reduce work items per window (a power of two).
+    /// Reduce work items per set (a power of two).
     slices: usize,
     /// Scalars per work item of the count and the scatter.
     per_item: usize,
+    /// The digit windows the launch sorts, `[w0, w0 + wn)`.
+    w0: usize,
+    wn: usize,
+    /// All of them into one bucket set, over shifted bases.
+    fold: bool,
 }
 
 impl Plan {
+    /// Window bits `c`, `sets` bucket sets of `span` entry slots each, for `n` scalars of
+    /// which `large` are 2^16 or more; every window, not folded.
+    fn shape(c: usize, sets: usize, span: usize, n: usize, large: usize) -> Plan {
+        let [_, chunk, slice, _, per_item] = tuning();
+        let buckets = 1usize << (c - 1);
+        let seg_len = chunk.unwrap_or_else(|| segment_len(span, sets, buckets));
+        let segs = span.div_ceil(seg_len).max(1);
+        let cap = buckets + segs;
+        Plan {
+            c,
+            windows: sets,
+            buckets,
+            span,
+            seg_len,
+            segs,
+            cap,
+            slices: cap.div_ceil(slice.unwrap_or(16)).next_power_of_two(),
+            per_item: per_item.unwrap_or_else(|| scalars_per_item(n, large)),
+            w0: 0,
+            wn: DIGIT_BITS.div_ceil(c),
+            fold: false,
+        }
+    }
+
+    /// Whether every buffer of the launch fits one allocation.
+    fn fits(&self, max_alloc: u64, piece_bytes: usize) -> bool {
+        let fits = |bytes: usize| bytes as u64 <= max_alloc;
+        fits(self.windows * self.cap * piece_bytes) && fits(self.windows * self.span.max(1) * 4)
+    }
+
+    /// The additions the launch costs, in mixed-addition units (see [`Plan::new`]) for `m`
+    /// scalars that cost one per window.
+    fn cost(&self, m: usize) -> usize {
+        m * self.wn + 3 * self.buckets * self.windows
+    }
+
+    /// Windows `[w0, w0 + wn)` of `c` bits folded into one bucket set over shifted bases;
+    /// `None` where its buffers do not fit one allocation each.
+    fn folded(
+        n: usize,
+        large: usize,
+        (c, w0, wn): (usize, usize, usize),
+        max_alloc: u64,
+        piece_bytes: usize,
+    ) -> Option<Plan> {
+        let plan = Plan {
+            w0,
+            wn,
+            fold: true,
+            ..Plan::shape(c, 1, wn * n, n, large)
+        };
+        plan.fits(max_alloc, piece_bytes).then_some(plan)
+    }
+
     /// The window minimising the additions (m W mixed ones to fill the buckets, about
     /// 3 B W full ones to reduce them) among those whose buffers fit one allocation, for
     /// `n` scalars of which `large` are 2^16 or more; `piece_bytes` is the size of one
@@ -130,40 +238,55 @@ impl Plan {
     /// windows, and with them the sorted entries (W n words), when hardly any scalar is
     /// large.
     fn new(n: usize, large: usize, max_alloc: u64, piece_bytes: usize) -> Plan {
-        let m = large.max(n / 64).max(1);
-        let [window, chunk, slice, _, per_item] = tuning();
+        let m = large_cost_scalars(n, large);
+        let window = tuning()[0];
         let mut best: Option<(usize, Plan)> = None;
         for c in 2..=22usize {
             if window.is_some_and(|w| w != c) {
                 continue;
             }
-            let windows = DIGIT_BITS.div_ceil(c);
-            let buckets = 1usize << (c - 1);
-            let seg_len = chunk.unwrap_or_else(|| segment_len(n, windows, buckets));
-            let segs = n.div_ceil(seg_len).max(1);
-            let cap = buckets + segs;
-            let slices = cap.div_ceil(slice.unwrap_or(16)).next_power_of_two();
-            let fits = |bytes: usize| bytes as u64 <= max_alloc;
-            if !(fits(windows * cap * piece_bytes) && fits(windows * n.max(1) * 4)) {
+            let plan = Plan::shape(c, DIGIT_BITS.div_ceil(c), n, n, large);
+            if !plan.fits(max_alloc, piece_bytes) {
                 continue;
             }
-            let cost = m * windows + 3 * buckets * windows;
-            let plan = Plan {
-                c,
-                windows,
-                buckets,
-                seg_len,
-                segs,
-                cap,
-                slices,
-                per_item: per_item.unwrap_or_else(|| scalars_per_item(n, large)),
-            };
+            let cost = plan.cost(m);
             if best.map_or(true, |(b, _)| cost < b) {
                 best = Some((cost, plan));
             }
         }
         best.map_or_else(|| Plan::new(n, large, u64::MAX, piece_bytes), |(_, p)| p)
     }
+
+    /// The launches of an MSM of `n` scalars (`large` of them 2^16 or more): one plain plan
+    /// ([`Plan::new`]), or one folded plan per buffer of a shifted-bases `table` (`(c,
+    /// groups)`) where those cost fewer additions and fit.
+    fn launches(
+        n: usize,
+        large: usize,
+        table: Option<(usize, &[(usize, usize)])>,
+        max_alloc: u64,
+        piece_bytes: usize,
+    ) -> Vec<Plan> {
+        let plain = Plan::new(n, large, max_alloc, piece_bytes);
+        let m = large_cost_scalars(n, large);
+        let folded = table.and_then(|(c, groups)| {
+            groups
+                .iter()
+                .map(|&(w0, wn)| Plan::folded(n, large, (c, w0, wn), max_alloc, piece_bytes))
+                .collect::<Option<Vec<Plan>>>()
+        });
+        match folded {
+            // On a tie the folded plans win: they leave no windows to combine.
+            Some(f) if f.iter().map(|p| p.cost(m)).sum::<usize>() <= plain.cost(m) => f,
+            _ => vec![plain],
+        }
+    }
+}
+
+/// The scalars that cost an addition in every window, as the planner counts them (see
+/// [`Plan::new`]).
+fn large_cost_scalars(n: usize, large: usize) -> usize {
+    large.max(n / 64).max(1)
 }
 
 /// Accumulate work items the segment length keeps at least, so that every SM of a large
@@ -182,16 +305,29 @@ fn scalars_per_item(n: usize, large: usize) -> usize {
     }
 }
 
-/// Entries per accumulate segment: four times the mean bucket, so a segment touches about
-/// five buckets (a piece each, for the reduce) while runs of mixed additions stay long, but
-/// short enough for [`MIN_SEGMENTS`] work items; 16 to 512.
-fn segment_len(n: usize, windows: usize, buckets: usize) -> usize {
-    let mut len = (4 * n.div_ceil(buckets)).next_power_of_two().clamp(16, 512);
-    while len > 16 && windows * n.div_ceil(len) < MIN_SEGMENTS {
+/// Entries per accumulate segment: four times the mean bucket (of `span` entries over
+/// `buckets`), so a segment touches about five buckets (a piece each, for the reduce) while
+/// runs of mixed additions stay long, but short enough for [`MIN_SEGMENTS`] work items over
+/// the `sets` bucket sets; 16 to 512.
+fn segment_len(span: usize, sets: usize, buckets: usize) -> usize {
+    let mut len = (4 * span.div_ceil(buckets))
+        .next_power_of_two()
+        .clamp(16, 512);
+    while len > 16 && sets * span.div_ceil(len) < MIN_SEGMENTS {
         len /= 2;
     }
     len
 }
+
+/// One device's share of an MSM: (bases chunk, first base in it, first scalar, count, the
+/// scalars if already prepared).
+type Batch = (
+    usize,
+    usize,
+    usize,
+    usize,
+    Option<(ocl::core::Mem, Allocation)>,
+);
 
 /// Where the MSM's scalars come from, after density compaction: the k-th used scalar is
 /// `host[k]`, or element `index[k]` of the device buffer.
@@ -216,11 +352,78 @@ impl OpenClBackend {
             parts.push(part);
             starts.push(start);
         }
+        let shifted = match self.shifted_bases {
+            true => Some(self.shift_bases::<A>(name, &parts)?),
+            false => None,
+        };
         Ok(OpenClBases {
             parts,
             starts,
             len: bases.len(),
+            shifted,
             _affine: PhantomData,
+        })
+    }
+
+    /// The shifted-bases table of `parts` (see [`ShiftedTable`]): window 0 a copy of the
+    /// bases, window k 2^c times window k - 1, computed on each part's device.
+    fn shift_bases<A: GpuCurve>(
+        &self,
+        name: &str,
+        parts: &[Chunked],
+    ) -> Result<ShiftedTable, BackendError> {
+        let bytes = A::WORDS * 4;
+        // One table shape for every part (the first is the largest).
+        let chunk_len = parts.first().map_or(1, |p| p.chunk_len.min(p.len.max(1)));
+        let max_alloc = self
+            .devices
+            .iter()
+            .map(|c| c.max_chunk_bytes)
+            .min()
+            .unwrap_or(1);
+        let (c, per_group) = table_window(chunk_len, bytes, max_alloc);
+        let windows = DIGIT_BITS.div_ceil(c);
+        let what = format!("{name} (shifted)");
+        let mut groups = Vec::with_capacity(parts.len());
+        let mut tracked = Vec::with_capacity(parts.len());
+        for part in parts {
+            let ctx = &self.devices[part.device];
+            let total = (windows * part.len * bytes) as u64;
+            tracked.push(self.tracker.allocate(MemoryKind::Device, &what, total)?);
+            let mut per_chunk = Vec::with_capacity(part.chunks.len());
+            for (ch, src) in part.chunks.iter().enumerate() {
+                let n = part.chunk_elems(ch);
+                let bufs = window_groups(windows, per_group)
+                    .into_iter()
+                    .map(|(_, wn)| ctx.raw_buffer(&what, wn * n * A::WORDS))
+                    .collect::<Result<Vec<_>, _>>()?;
+                for k in 0..windows {
+                    // Window k from window k - 1 (from the bases for k = 0, unshifted).
+                    let (from, from_off, shift) = match k {
+                        0 => (src, 0, 0),
+                        _ => (&bufs[(k - 1) / per_group], ((k - 1) % per_group) * n, c),
+                    };
+                    ctx.kernel(A::PROGRAM, &format!("{}_msm_shift", A::PREFIX))?
+                        .mem(from)?
+                        .mem(&bufs[k / per_group])?
+                        .u32(from_off as u32)?
+                        .u32(((k % per_group) * n) as u32)?
+                        .u32(n as u32)?
+                        .u32(shift as u32)?
+                        .run(n.div_ceil(SHIFT_BATCH), None)?;
+                }
+                per_chunk.push(bufs);
+            }
+            groups.push(per_chunk);
+            ctx.flush()?;
+        }
+        self.devices.iter().try_for_each(DeviceCtx::finish)?;
+        Ok(ShiftedTable {
+            c,
+            windows,
+            per_group,
+            groups,
+            _tracked: tracked,
         })
     }
 
@@ -302,20 +505,40 @@ impl OpenClBackend {
         // One host thread per device: each uploads its scalars, launches its batches and
         // reads its sums, so the devices compute at once whatever the driver's submission
         // policy (one thread queueing for both measured no overlap on two H200s).
-        let per_device = |d: usize, batches: Vec<_>| -> Result<A::Proj, BackendError> {
+        let per_device = |d: usize, batches: Vec<Batch>| -> Result<A::Proj, BackendError> {
             let mut pending = Vec::with_capacity(batches.len());
             for (c, base_offset, k0, count, early) in batches {
                 let scalars = match early {
                     Some(s) => s,
                     None => self.prepare_scalars(d, &source, k0, count)?,
                 };
-                pending.push(self.launch::<A>(
-                    d,
-                    &bases.parts[d].chunks[c],
-                    base_offset,
-                    &scalars.0,
-                    count,
-                )?);
+                let large = self.count_large::<A>(d, &scalars.0, count)?;
+                let spans = bases
+                    .shifted
+                    .as_ref()
+                    .map_or(Vec::new(), |t| window_groups(t.windows, t.per_group));
+                let table = bases.shifted.as_ref().map(|t| (t.c, spans.as_slice()));
+                let ctx = &self.devices[d];
+                let piece = xyzz_words::<A>() * 4;
+                for plan in Plan::launches(count, large, table, ctx.max_chunk_bytes, piece) {
+                    log::debug!("{} MSM of {count} on device {d}: {plan:?}", A::PREFIX);
+                    // A folded plan reads its group's table buffer, window k's bases a
+                    // chunk's length apart.
+                    let (mem, stride) = match (bases.shifted.as_ref(), plan.fold) {
+                        (Some(t), true) => (
+                            &t.groups[d][c][plan.w0 / t.per_group],
+                            bases.parts[d].chunk_elems(c),
+                        ),
+                        _ => (&bases.parts[d].chunks[c], 0),
+                    };
+                    pending.push(self.launch::<A>(
+                        d,
+                        (mem, base_offset, stride),
+                        &scalars.0,
+                        count,
+                        plan,
+                    )?);
+                }
                 // Submit now: the next batch's upload then overlaps this one's compute.
                 self.devices[d].flush()?;
             }
@@ -375,8 +598,26 @@ impl OpenClBackend {
                 // The plan depends on how many scalars are large: the fewest give the most
                 // windows (entries), all of them the most buckets (pieces). Each term at
                 // its largest over both bounds every plan in between.
-                let plans = [0, count]
-                    .map(|large| Plan::new(count, large, ctx.max_chunk_bytes, piece as usize));
+                // With shifted bases, also the folded plans of a table over `count` bases.
+                let table = self.shifted_bases.then(|| {
+                    let (c, per) = table_window(count, A::WORDS * 4, ctx.max_chunk_bytes);
+                    (c, window_groups(DIGIT_BITS.div_ceil(c), per))
+                });
+                let plans: Vec<Plan> = [0, count]
+                    .iter()
+                    .flat_map(|&large| {
+                        let table = table.as_ref().map(|(c, s)| (*c, s.as_slice()));
+                        let mut all = Plan::launches(
+                            count,
+                            large,
+                            table,
+                            ctx.max_chunk_bytes,
+                            piece as usize,
+                        );
+                        all.push(Plan::new(count, large, ctx.max_chunk_bytes, piece as usize));
+                        all
+                    })
+                    .collect();
                 let most = |f: &dyn Fn(&Plan) -> u64| plans.iter().map(f).max().unwrap_or(0);
                 let count = count as u64;
                 // Scalars and their index; the large-scalar count; counts, offsets, ends
@@ -443,45 +684,57 @@ impl OpenClBackend {
         Ok(out)
     }
 
-    /// Enqueues one Pippenger launch over `count` bases from `base_offset` of `bases`
-    /// (the kernels of `kernels/msm.cl`, in order); one point per window stays on the device.
+    /// How many of the `count` scalars on device `d` are 2^16 or more: it decides the
+    /// windows ([`Plan::new`]). One word read back.
+    fn count_large<A: GpuCurve>(
+        &self,
+        d: usize,
+        scalars: &ocl::core::Mem,
+        count: usize,
+    ) -> Result<usize, BackendError> {
+        let ctx = &self.devices[d];
+        let large = ctx.temp(&self.tracker, "msm large scalars", 1)?;
+        ctx.fill_zero(&large.0, 1)?;
+        ctx.kernel(A::PROGRAM, &format!("{}_msm_count_large", A::PREFIX))?
+            .mem(scalars)?
+            .mem(&large.0)?
+            .u32(count as u32)?
+            .run(count, Some(COUNT_LARGE_GROUP))?;
+        let mut word = [0u32];
+        ctx.read(&large.0, 0, &mut word)?;
+        Ok(word[0] as usize)
+    }
+
+    /// Enqueues one Pippenger launch (the kernels of `kernels/msm.cl`, in order) of `plan`
+    /// over `count` scalars and the bases from element `offset` of `bases` (`(bases,
+    /// offset, stride)`: a folded plan's window k lies `stride` elements after window k -
+    /// 1); one point per bucket set stays on the device.
     fn launch<A: GpuCurve>(
         &self,
         d: usize,
-        bases: &ocl::core::Mem,
-        base_offset: usize,
+        (bases, base_offset, stride): (&ocl::core::Mem, usize, usize),
         scalars: &ocl::core::Mem,
         count: usize,
+        plan: Plan,
     ) -> Result<Pending<'_, A>, BackendError> {
         let ctx = &self.devices[d];
         let pw = A::Proj::WORDS;
         let xw = xyzz_words::<A>();
         let name = |k: &str| format!("{}_{k}", A::PREFIX);
         let temp = |what: &str, words: usize| ctx.temp(&self.tracker, what, words);
-        // How many scalars are large decides the windows (Plan::new): one word read back.
-        let large = {
-            let large = temp("msm large scalars", 1)?;
-            ctx.fill_zero(&large.0, 1)?;
-            ctx.kernel(A::PROGRAM, &name("msm_count_large"))?
-                .mem(scalars)?
-                .mem(&large.0)?
-                .u32(count as u32)?
-                .run(count, Some(COUNT_LARGE_GROUP))?;
-            let mut word = [0u32];
-            ctx.read(&large.0, 0, &mut word)?;
-            word[0] as usize
-        };
-        let plan = Plan::new(count, large, ctx.max_chunk_bytes, xw * 4);
-        log::debug!("{} MSM of {count} on device {d}: {plan:?}", A::PREFIX);
         let Plan {
             c,
             windows,
             buckets,
+            span,
             seg_len,
             segs,
             cap,
             slices,
             per_item,
+            w0,
+            wn,
+            fold,
         } = plan;
         let point_group = match tuning()[3] {
             Some(0) => None,
@@ -498,9 +751,11 @@ impl OpenClBackend {
             .mem(&counts.0)?
             .u32(count as u32)?
             .u32(c as u32)?
-            .u32(windows as u32)?
             .u32(items as u32)?
             .u32(per_item as u32)?
+            .u32(w0 as u32)?
+            .u32(wn as u32)?
+            .u32(fold as u32)?
             .run(items, None)?;
 
         let off = temp("msm bucket offsets", windows * buckets)?;
@@ -520,16 +775,19 @@ impl OpenClBackend {
             .run(windows * scan_items, Some(scan_items))?;
         drop(counts);
 
-        let entries = temp("msm sorted entries", windows * count)?;
+        let entries = temp("msm sorted entries", windows * span)?;
         ctx.kernel(A::PROGRAM, &name("msm_scatter"))?
             .mem(scalars)?
             .mem(&cursor.0)?
             .mem(&entries.0)?
             .u32(count as u32)?
             .u32(c as u32)?
-            .u32(windows as u32)?
             .u32(items as u32)?
             .u32(per_item as u32)?
+            .u32(w0 as u32)?
+            .u32(wn as u32)?
+            .u32(fold as u32)?
+            .u32(stride as u32)?
             .run(items, None)?;
 
         let partials = temp("msm pieces", windows * cap * xw)?;
@@ -544,7 +802,7 @@ impl OpenClBackend {
             .mem(&partials.0)?
             .mem(&keys.0)?
             .u32(base_offset as u32)?
-            .u32(count as u32)?
+            .u32(span as u32)?
             .u32(buckets as u32)?
             .u32(seg_len as u32)?
             .u32(segs as u32)?
@@ -594,6 +852,9 @@ fn xyzz_words<A: GpuCurve>() -> usize {
     A::Proj::WORDS / 3 * 4
 }
 
+/// Points per work item of the shift kernel (`POINT_SHIFT_BATCH` in `kernels/msm.cl`).
+const SHIFT_BATCH: usize = 16;
+
 /// Work items of the scan kernel's work group (one group per window).
 const SCAN_ITEMS: usize = 256;
 
@@ -609,7 +870,8 @@ struct Pending<'a, A: GpuCurve> {
 }
 
 impl<A: GpuCurve> Pending<'_, A> {
-    /// Reads the window sums and combines them: sum_w 2^(c w) S_w.
+    /// Reads the bucket sets' sums and combines them: sum_w 2^(c w) S_w, or the one sum
+    /// of a folded plan (its shifted bases did the doublings).
     fn finish(self) -> Result<A::Proj, BackendError> {
         let Plan { c, windows, .. } = self.plan;
         let mut sums = vec![A::identity(); windows];
@@ -632,8 +894,8 @@ mod tests {
     use sluice_backend::{BackendError, ComputeBackend, Density, Scalars};
     use sluice_field::{Fr, G1Affine, G1Projective, G2Projective};
 
-    use super::Plan;
-    use crate::testing::{backend, rng, split_backend};
+    use super::{table_window, window_groups, Plan, DIGIT_BITS};
+    use crate::testing::{backend, rng, shifted_backend, split_backend};
     use crate::OpenClBackend;
 
     /// `n` distinct bases (a seeded random start plus multiples of a random step), with the
@@ -757,11 +1019,16 @@ mod tests {
         use crate::{DeviceSelector, OpenClConfig};
         use sluice_backend::{MemoryKind, MemoryTracker, MsmGroup};
         let seed = 3100;
-        for devices in [vec![test_device()], vec![test_device(); 2]] {
+        for (devices, shifted_bases) in [
+            (vec![test_device()], false),
+            (vec![test_device(); 2], false),
+            (vec![test_device()], true),
+        ] {
             let tracker = MemoryTracker::default();
             let Some(b) = backend_with(OpenClConfig {
                 devices: DeviceSelector::Indices(devices.clone()),
                 tracker: Some(tracker.clone()),
+                shifted_bases,
                 ..OpenClConfig::default()
             }) else {
                 return;
@@ -824,6 +1091,73 @@ mod tests {
                 sluice_msm::msm_g2_vartime
             );
         }
+    }
+
+    /// Shifted bases, on one context and on two with small chunks (a table buffer per
+    /// window there): every way of calling the MSMs, folded where the plans say so.
+    #[test]
+    fn msms_over_shifted_bases_match_sluice_msm() {
+        for split in [false, true] {
+            let Some(b) = shifted_backend(split) else {
+                return;
+            };
+            for (i, n) in [1usize, 100, 1 << 12].into_iter().enumerate() {
+                check_msm!(
+                    b,
+                    n,
+                    5000 + i as u64,
+                    G1Projective,
+                    upload_g1_bases,
+                    msm_g1_vartime,
+                    sluice_msm::msm_g1_vartime
+                );
+            }
+            check_msm!(
+                b,
+                300,
+                5100,
+                G2Projective,
+                upload_g2_bases,
+                msm_g2_vartime,
+                sluice_msm::msm_g2_vartime
+            );
+        }
+    }
+
+    /// The table's windows at the sizes the tests above use take the folded plans for dense
+    /// scalars (so those tests cover them) and the plain ones for a partition's; at 2^20
+    /// and 2^26 on an H200 they fold c = 20 (one buffer) and c = 24 (three buffers of up to
+    /// five windows), against a plain c = 16 and 22.
+    #[test]
+    fn shifted_tables_fold_dense_msms_only() {
+        let folds = |n: usize, chunk: usize, bytes: usize, max_alloc: u64, large: usize| {
+            let (c, per) = table_window(chunk, bytes, max_alloc);
+            let groups = window_groups(DIGIT_BITS.div_ceil(c), per);
+            let plans = Plan::launches(n, large, Some((c, &groups)), max_alloc, 2 * bytes);
+            assert!(plans.iter().all(|p| p.fold == plans[0].fold), "{plans:?}");
+            (plans[0].fold, c, groups.len())
+        };
+        // (n, chunk, bytes, max alloc): the tests' sizes on one context (PoCL's 1 GiB cap)
+        // and on two with 4 KiB chunks (G1: 32 bases, G2: 16).
+        for (n, chunk, bytes, max_alloc) in [
+            (100, 103, 96, 1 << 30),
+            (1 << 12, (1 << 12) + 3, 96, 1 << 30),
+            (300, 303, 192, 1 << 30),
+            (32, 32, 96, 1 << 12),
+            (16, 16, 192, 1 << 12),
+        ] {
+            assert!(folds(n, chunk, bytes, max_alloc, n).0, "dense {n}");
+        }
+        assert!(!folds(1 << 20, 1 << 20, 96, 35 << 30, (1 << 20) / 65).0);
+        assert_eq!(
+            folds(1 << 20, 1 << 20, 96, 35 << 30, 1 << 20),
+            (true, 20, 1)
+        );
+        assert_eq!(
+            folds(1 << 26, 1 << 26, 96, 35 << 30, 1 << 26),
+            (true, 24, 3)
+        );
+        assert_eq!(Plan::new(1 << 20, 1 << 20, 35 << 30, 192).c, 16);
     }
 
     /// A G1 MSM of `scalars` over resident `bases` equals sluice-msm's.

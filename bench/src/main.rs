@@ -71,27 +71,31 @@ fn run(opts: &Options) -> Result<(), String> {
         ladder(&CpuBackend::new(), "cpu", opts, peers, &mut rows)?;
         backends_run.push("cpu");
     }
-    if wants("opencl") {
+    // `opencl-shifted` only on request: its tables cost 11-13 times the bases' memory.
+    let opencl_labels = ["opencl", "opencl-shifted"]
+        .into_iter()
+        .filter(|&l| wants(l) && (l == "opencl" || !opts.backends.is_empty()));
+    for label in opencl_labels {
         #[cfg(feature = "opencl")]
-        match opencl_backend(opts) {
+        match opencl_backend(opts, label == "opencl-shifted") {
             Ok(gpu) => {
                 let peers = std::mem::take(&mut peers_pending);
-                ladder(&gpu, "opencl", opts, peers, &mut rows)?;
+                ladder(&gpu, label, opts, peers, &mut rows)?;
                 for t in sluice_backend_opencl::OpenClBackend::program_build_times() {
                     eprintln!(
                         "   program {} on {}: {:.3} s ({:?})",
                         t.program, t.device, t.seconds, t.source
                     );
                 }
-                backends_run.push("opencl");
+                backends_run.push(label);
             }
             Err(e) => eprintln!(
-                "== backend opencl: no usable OpenCL device ({e}); the results cover the CPU only"
+                "== backend {label}: no usable OpenCL device ({e}); the results cover the CPU only"
             ),
         }
         #[cfg(not(feature = "opencl"))]
         eprintln!(
-            "== backend opencl: not compiled in (no OpenCL loader when built); CPU results only"
+            "== backend {label}: not compiled in (no OpenCL loader when built); CPU results only"
         );
     }
 
@@ -514,9 +518,13 @@ fn demo_proof<B: ComputeBackend>(backend: &B, log: u32, seed: u64) -> Result<(),
 
 /// The OpenCL backend on the devices `--devices` selects (by default every GPU, or device
 /// 0 where there is none — a CPU driver such as PoCL next to a GPU would only slow the
-/// GPU down), its programs built up front so that no timed row pays for compilation.
+/// GPU down), with shifted MSM bases when `shifted_bases`, its programs built up front so
+/// that no timed row pays for compilation.
 #[cfg(feature = "opencl")]
-fn opencl_backend(opts: &Options) -> Result<sluice_backend_opencl::OpenClBackend, String> {
+fn opencl_backend(
+    opts: &Options,
+    shifted_bases: bool,
+) -> Result<sluice_backend_opencl::OpenClBackend, String> {
     use sluice_backend_opencl::{DeviceSelector, OpenClBackend, OpenClConfig};
     let devices = match opts.devices.as_deref() {
         Some(sel) => DeviceSelector::parse(sel),
@@ -524,6 +532,7 @@ fn opencl_backend(opts: &Options) -> Result<sluice_backend_opencl::OpenClBackend
     };
     let backend = OpenClBackend::new(OpenClConfig {
         devices,
+        shifted_bases,
         ..OpenClConfig::default()
     })
     .map_err(|e| e.to_string())?;

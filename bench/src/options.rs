@@ -99,7 +99,9 @@ usage: cargo xtask bench [options]
                     (default: all but partition)
   --sizes LIST      log2 sizes for every op, e.g. 10,12,14 or 10..16 (default: per-op ladder)
   --sizes OP=LIST   log2 sizes for one op, e.g. --sizes ntt=20..27 (repeatable; wins over LIST)
-  --backends LIST   cpu, opencl (default: cpu, plus opencl when a platform exists)
+  --backends LIST   cpu, opencl, opencl-shifted (OpenCL with shifted MSM bases, each
+                    base's table of 2^(c k) P made at upload; default: cpu, plus
+                    opencl when a platform exists)
   --devices SEL     OpenCL devices: indices (0,1), gpus, gpuN (the Nth GPU), a name
                     substring, or all (default: every GPU)
   --reps N          timed repetitions per row, after one warm-up (default: 5)
@@ -160,9 +162,11 @@ impl Options {
                     if let Some(b) = opts
                         .backends
                         .iter()
-                        .find(|b| !["cpu", "opencl"].contains(&b.as_str()))
+                        .find(|b| !["cpu", "opencl", "opencl-shifted"].contains(&b.as_str()))
                     {
-                        return Err(format!("unknown backend `{b}` (expected cpu, opencl)"));
+                        return Err(format!(
+                            "unknown backend `{b}` (expected cpu, opencl, opencl-shifted)"
+                        ));
                     }
                 }
                 "--devices" => opts.devices = Some(value()?),
