@@ -10,7 +10,7 @@
 //   count       histogram of (window, bucket) over all scalars (atomics; see below for the
 //               window-0 bucket each work item aggregates)
 //   scan        per window: where each bucket's entries start, and each bucket's rank
-//               among the window's non-empty buckets
+//               among the window's non-empty buckets (three kernels, over blocks)
 //   scatter     entries[window][slot] = base index | sign << 31, grouped by bucket
 //   accumulate  one work item per segment of L consecutive entries of a window, whatever
 //               the buckets: every item of a warp runs the same number of mixed additions
@@ -125,53 +125,118 @@ __kernel void POINT_msm_count(__global const uint *scalars, __global uint *count
   })
 }
 
-// One work group per window; `sums` is local memory of 2 words per work item. Writes each
-// bucket's first entry (off, and cursor for the scatter) and rank among the window's
-// non-empty buckets; totals[w] = the window's pieces (see accumulate: one per non-empty
-// bucket plus one per segment after the first, zero for an empty window) and
-// totals[windows + w] its entries.
-__kernel void POINT_msm_scan(__global const uint *counts, __global uint *off,
-                             __global uint *cursor, __global uint *rank, __global uint *totals,
-                             __local uint *sums, uint buckets, uint seg_len) {
-  const uint w = get_group_id(0);
-  const uint windows = get_num_groups(0);
+// The scan runs over blocks of buckets, a work group each, so that a large bucket set (a
+// folded one has up to 2^23) is scanned by many SMs: msm_scan_blocks sums each block,
+// msm_scan_sets turns a set's block sums into exclusive prefixes (one group per set), and
+// msm_scan writes each bucket's first entry (off, and cursor for the scatter) and its rank
+// among the set's non-empty buckets. Item t of a group takes `per` consecutive buckets (or
+// blocks); `sums` is local memory of 2 words per item.
+
+// The group's exclusive prefix of the items' (entries, non-empty) pairs, in place, and its
+// totals; every item of the group must call it.
+inline void POINT_group_scan(__local uint *sums, uint *se, uint *sr, uint *te, uint *tr) {
   const uint lid = get_local_id(0);
-  const uint ls = get_local_size(0);
-  const uint per = (buckets + ls - 1) / ls;
-  const uint lo = min(lid * per, buckets);
-  const uint hi = min(lo + per, buckets);
-  const ulong base = (ulong)w * buckets;
-  uint se = 0, sr = 0;
-  for (uint b = lo; b < hi; b++) {
-    uint k = counts[base + b];
-    se += k;
-    sr += k != 0;
-  }
-  sums[2 * lid] = se;
-  sums[2 * lid + 1] = sr;
+  sums[2 * lid] = *se;
+  sums[2 * lid + 1] = *sr;
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0) {
     uint re = 0, rr = 0;
-    for (uint t = 0; t < ls; t++) {
+    for (uint t = 0; t < get_local_size(0); t++) {
       uint e = sums[2 * t], k = sums[2 * t + 1];
       sums[2 * t] = re;
       sums[2 * t + 1] = rr;
       re += e;
       rr += k;
     }
-    totals[w] = re == 0 ? 0 : rr + (re - 1) / seg_len;
-    totals[windows + w] = re;
+    sums[2 * get_local_size(0)] = re;
+    sums[2 * get_local_size(0) + 1] = rr;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  se = sums[2 * lid];
-  sr = sums[2 * lid + 1];
+  *se = sums[2 * lid];
+  *sr = sums[2 * lid + 1];
+  *te = sums[2 * get_local_size(0)];
+  *tr = sums[2 * get_local_size(0) + 1];
+}
+
+// Group (w, k) of sets x blocks: block k of set w is buckets [k block, (k + 1) block).
+// Item t's buckets are [lo, hi) within the set.
+#define POINT_SCAN_RANGE(block, buckets)                                        \
+  const uint blocks_ = get_num_groups(0) / sets;                               \
+  const uint w = get_group_id(0) / blocks_;                                    \
+  const uint k = get_group_id(0) % blocks_;                                    \
+  const uint per = (block) / (uint)get_local_size(0);                          \
+  const uint lo = min(k * (block) + (uint)get_local_id(0) * per, (buckets));   \
+  const uint hi = min(lo + per, (buckets));                                    \
+  const ulong base = (ulong)w * (buckets);
+
+// block_sums[2 (w blocks + k) ..] = the entries and non-empty buckets of block k of set w.
+__kernel void POINT_msm_scan_blocks(__global const uint *counts, __global uint *block_sums,
+                                    __local uint *sums, uint buckets, uint block, uint sets) {
+  POINT_SCAN_RANGE(block, buckets)
+  uint se = 0, sr = 0, te, tr;
   for (uint b = lo; b < hi; b++) {
-    uint k = counts[base + b];
+    uint c = counts[base + b];
+    se += c;
+    sr += c != 0;
+  }
+  POINT_group_scan(sums, &se, &sr, &te, &tr);
+  if (get_local_id(0) == 0) {
+    block_sums[2 * get_group_id(0)] = te;
+    block_sums[2 * get_group_id(0) + 1] = tr;
+  }
+}
+
+// One group per set: its `blocks` block sums become exclusive prefixes, in place;
+// totals[w] = the set's pieces (see accumulate: one per non-empty bucket plus one per
+// segment after the first, zero for an empty set) and totals[sets + w] its entries.
+__kernel void POINT_msm_scan_sets(__global uint *block_sums, __global uint *totals,
+                                  __local uint *sums, uint blocks, uint seg_len) {
+  const uint w = get_group_id(0);
+  const uint sets = get_num_groups(0);
+  const uint ls = get_local_size(0);
+  const uint per = (blocks + ls - 1) / ls;
+  const uint lo = min((uint)get_local_id(0) * per, blocks);
+  const uint hi = min(lo + per, blocks);
+  block_sums += 2 * (ulong)w * blocks;
+  uint se = 0, sr = 0, te, tr;
+  for (uint k = lo; k < hi; k++) {
+    se += block_sums[2 * k];
+    sr += block_sums[2 * k + 1];
+  }
+  POINT_group_scan(sums, &se, &sr, &te, &tr);
+  for (uint k = lo; k < hi; k++) {
+    const uint e = block_sums[2 * k], r = block_sums[2 * k + 1];
+    block_sums[2 * k] = se;
+    block_sums[2 * k + 1] = sr;
+    se += e;
+    sr += r;
+  }
+  if (get_local_id(0) == 0) {
+    totals[w] = te == 0 ? 0 : tr + (te - 1) / seg_len;
+    totals[sets + w] = te;
+  }
+}
+
+__kernel void POINT_msm_scan(__global const uint *counts, __global const uint *block_sums,
+                             __global uint *off, __global uint *cursor, __global uint *rank,
+                             __local uint *sums, uint buckets, uint block, uint sets) {
+  POINT_SCAN_RANGE(block, buckets)
+  uint se = 0, sr = 0, te, tr;
+  for (uint b = lo; b < hi; b++) {
+    uint c = counts[base + b];
+    se += c;
+    sr += c != 0;
+  }
+  POINT_group_scan(sums, &se, &sr, &te, &tr);
+  se += block_sums[2 * get_group_id(0)];
+  sr += block_sums[2 * get_group_id(0) + 1];
+  for (uint b = lo; b < hi; b++) {
+    uint c = counts[base + b];
     off[base + b] = se;
     cursor[base + b] = se;
     rank[base + b] = sr;
-    se += k;
-    sr += k != 0;
+    se += c;
+    sr += c != 0;
   }
 }
 

@@ -621,11 +621,12 @@ impl OpenClBackend {
                 let most = |f: &dyn Fn(&Plan) -> u64| plans.iter().map(f).max().unwrap_or(0);
                 let count = count as u64;
                 // Scalars and their index; the large-scalar count; counts, offsets, ends
-                // and ranks; window totals; sorted entries; pieces and their buckets;
+                // and ranks; their block sums; window totals; sorted entries; pieces and their buckets;
                 // window slices twice.
                 count * (32 + 4)
                     + 4
                     + most(&|p| 4 * (p.windows * p.buckets) as u64 * 4)
+                    + most(&|p| 2 * (p.windows * p.buckets.div_ceil(SCAN_PER)) as u64 * 4)
                     + most(&|p| 2 * p.windows as u64 * 4)
                     + most(&|p| p.windows as u64 * count * 4)
                     + most(&|p| (p.windows * p.cap) as u64 * (piece + 4))
@@ -762,18 +763,38 @@ impl OpenClBackend {
         let cursor = temp("msm bucket ends", windows * buckets)?;
         let rank = temp("msm bucket ranks", windows * buckets)?;
         let totals = temp("msm window totals", 2 * windows)?;
+        // Blocks of SCAN_PER buckets per item, a group each (see kernels/msm.cl).
         let scan_items = SCAN_ITEMS.min(ctx.info.max_work_group_size.max(1));
+        let block = SCAN_PER * scan_items;
+        let blocks = buckets.div_ceil(block);
+        let block_sums = temp("msm bucket block sums", 2 * windows * blocks)?;
+        ctx.kernel(A::PROGRAM, &name("msm_scan_blocks"))?
+            .mem(&counts.0)?
+            .mem(&block_sums.0)?
+            .local_words(2 * scan_items + 2)?
+            .u32(buckets as u32)?
+            .u32(block as u32)?
+            .u32(windows as u32)?
+            .run(windows * blocks * scan_items, Some(scan_items))?;
+        ctx.kernel(A::PROGRAM, &name("msm_scan_sets"))?
+            .mem(&block_sums.0)?
+            .mem(&totals.0)?
+            .local_words(2 * scan_items + 2)?
+            .u32(blocks as u32)?
+            .u32(seg_len as u32)?
+            .run(windows * scan_items, Some(scan_items))?;
         ctx.kernel(A::PROGRAM, &name("msm_scan"))?
             .mem(&counts.0)?
+            .mem(&block_sums.0)?
             .mem(&off.0)?
             .mem(&cursor.0)?
             .mem(&rank.0)?
-            .mem(&totals.0)?
-            .local_words(2 * scan_items)?
+            .local_words(2 * scan_items + 2)?
             .u32(buckets as u32)?
-            .u32(seg_len as u32)?
-            .run(windows * scan_items, Some(scan_items))?;
-        drop(counts);
+            .u32(block as u32)?
+            .u32(windows as u32)?
+            .run(windows * blocks * scan_items, Some(scan_items))?;
+        drop((counts, block_sums));
 
         let entries = temp("msm sorted entries", windows * span)?;
         ctx.kernel(A::PROGRAM, &name("msm_scatter"))?
@@ -855,8 +876,13 @@ fn xyzz_words<A: GpuCurve>() -> usize {
 /// Points per work item of the shift kernel (`POINT_SHIFT_BATCH` in `kernels/msm.cl`).
 const SHIFT_BATCH: usize = 16;
 
-/// Work items of the scan kernel's work group (one group per window).
+/// Work items of a scan kernel's work group.
 const SCAN_ITEMS: usize = 256;
+
+/// Buckets per item of the scan kernels: a group scans SCAN_PER SCAN_ITEMS buckets. With
+/// one group per set, one SM scanned a folded set's 2^23 buckets alone; blocks spread a
+/// set over the GPU.
+const SCAN_PER: usize = 16;
 
 /// Work items of a group of the large-scalar count (one atomic per group).
 const COUNT_LARGE_GROUP: usize = 256;
@@ -1094,14 +1120,16 @@ mod tests {
     }
 
     /// Shifted bases, on one context and on two with small chunks (a table buffer per
-    /// window there): every way of calling the MSMs, folded where the plans say so.
+    /// window there): every way of calling the MSMs, folded where the plans say so. At
+    /// 2^15 the folded set has 2^15 buckets, eight scan blocks.
     #[test]
     fn msms_over_shifted_bases_match_sluice_msm() {
         for split in [false, true] {
             let Some(b) = shifted_backend(split) else {
                 return;
             };
-            for (i, n) in [1usize, 100, 1 << 12].into_iter().enumerate() {
+            let largest = if split { 1 << 12 } else { 1 << 15 };
+            for (i, n) in [1usize, 100, largest].into_iter().enumerate() {
                 check_msm!(
                     b,
                     n,
@@ -1142,12 +1170,18 @@ mod tests {
         for (n, chunk, bytes, max_alloc) in [
             (100, 103, 96, 1 << 30),
             (1 << 12, (1 << 12) + 3, 96, 1 << 30),
+            (1 << 15, (1 << 15) + 3, 96, 1 << 30),
             (300, 303, 192, 1 << 30),
             (32, 32, 96, 1 << 12),
             (16, 16, 192, 1 << 12),
         ] {
             assert!(folds(n, chunk, bytes, max_alloc, n).0, "dense {n}");
         }
+        assert_eq!(
+            table_window((1 << 15) + 3, 96, 1 << 30).0,
+            16,
+            "eight scan blocks"
+        );
         assert!(!folds(1 << 20, 1 << 20, 96, 35 << 30, (1 << 20) / 65).0);
         assert_eq!(
             folds(1 << 20, 1 << 20, 96, 35 << 30, 1 << 20),
