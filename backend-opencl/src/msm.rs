@@ -57,7 +57,9 @@ fn table_window(chunk_len: usize, bytes: usize, max_alloc: u64) -> (usize, usize
     let per_buffer = (max_alloc / (chunk_len as u64 * bytes as u64).max(1))
         .min(((1u64 << 31) - 1) / chunk_len.max(1) as u64)
         .max(1) as usize;
+    let window = tuning()[0];
     (2..=MAX_WINDOW_BITS)
+        .filter(|&c| window.map_or(true, |w| w == c))
         .map(|c| {
             let windows = DIGIT_BITS.div_ceil(c);
             let groups = windows.div_ceil(per_buffer);
@@ -123,7 +125,8 @@ const DIGIT_BITS: usize = SCALAR_BITS + 1;
 /// Reduce outputs added per work item in each `sum_groups` round.
 const SUM_GROUP: usize = 16;
 
-/// Tuning overrides for experiments, read once: `SLUICE_MSM_WINDOW` (window bits c),
+/// Tuning overrides for experiments, read once: `SLUICE_MSM_WINDOW` (window bits c, of
+/// the plans and of a shifted-bases table),
 /// `SLUICE_MSM_CHUNK` (entries per accumulate segment L), `SLUICE_MSM_SLICE` (pieces per
 /// reduce work item), `SLUICE_MSM_GROUP` (work-group size of the point kernels, 0 for the driver's
 /// choice; see [`GpuCurve::POINT_GROUP`]), `SLUICE_MSM_PER_ITEM` (scalars per work item of
