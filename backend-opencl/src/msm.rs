@@ -59,7 +59,7 @@ fn table_window(chunk_len: usize, bytes: usize, max_alloc: u64) -> (usize, usize
         .max(1) as usize;
     let window = tuning()[0];
     (2..=MAX_WINDOW_BITS)
-        .filter(|&c| window.map_or(true, |w| w == c))
+        .filter(|&c| window.map_or(c <= CHOSEN_WINDOW_BITS, |w| w == c))
         .map(|c| {
             let windows = DIGIT_BITS.div_ceil(c);
             let groups = windows.div_ceil(per_buffer);
@@ -70,8 +70,14 @@ fn table_window(chunk_len: usize, bytes: usize, max_alloc: u64) -> (usize, usize
         .map_or((16, 1), |(_, c, per)| (c, per))
 }
 
-/// The largest window a plan takes (the kernels take up to 24 bits).
+/// The largest window the kernels take (`SLUICE_MSM_WINDOW` reaches it).
 const MAX_WINDOW_BITS: usize = 24;
+
+/// The largest window the planners choose. Over shifted bases an H200 ran a G2 MSM of 2^24
+/// in 681 ms with a 24-bit table (one buffer) and in 561 ms with a 22-bit one (two), where
+/// the addition counts predicted 2% the other way (BENCHMARKS.md, seventh session): past
+/// 2^21 buckets a set costs more than the model's three additions per bucket.
+const CHOSEN_WINDOW_BITS: usize = 22;
 
 /// G1 bases resident in an [`OpenClBackend`].
 pub type OpenClG1Bases = OpenClBases<G1Affine>;
@@ -244,8 +250,8 @@ impl Plan {
         let m = large_cost_scalars(n, large);
         let window = tuning()[0];
         let mut best: Option<(usize, Plan)> = None;
-        for c in 2..=22usize {
-            if window.is_some_and(|w| w != c) {
+        for c in 2..=MAX_WINDOW_BITS {
+            if window.map_or(c > CHOSEN_WINDOW_BITS, |w| w != c) {
                 continue;
             }
             let plan = Plan::shape(c, DIGIT_BITS.div_ceil(c), n, n, large);
@@ -1157,8 +1163,8 @@ mod tests {
 
     /// The table's windows at the sizes the tests above use take the folded plans for dense
     /// scalars (so those tests cover them) and the plain ones for a partition's; at 2^20
-    /// and 2^26 on an H200 they fold c = 20 (one buffer) and c = 24 (three buffers of up to
-    /// five windows), against a plain c = 16 and 22.
+    /// and 2^26 on an H200 they fold c = 20 (one buffer) and c = 22 (three buffers of up to
+    /// five windows), against a plain c = 16 and 22; G2 at 2^24 folds c = 22 in two.
     #[test]
     fn shifted_tables_fold_dense_msms_only() {
         let folds = |n: usize, chunk: usize, bytes: usize, max_alloc: u64, large: usize| {
@@ -1192,7 +1198,11 @@ mod tests {
         );
         assert_eq!(
             folds(1 << 26, 1 << 26, 96, 35 << 30, 1 << 26),
-            (true, 24, 3)
+            (true, 22, 3)
+        );
+        assert_eq!(
+            folds(1 << 24, 1 << 24, 192, 35 << 30, 1 << 24),
+            (true, 22, 2)
         );
         assert_eq!(Plan::new(1 << 20, 1 << 20, 35 << 30, 192).c, 16);
     }

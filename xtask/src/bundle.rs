@@ -146,7 +146,8 @@ fn set_executable(_: &Path) -> Result<(), String> {
 /// The script that runs on the GPU machine. `STEPS` (default
 /// `unit,small,large,bench,multi,residency`; `peers`, `partition` and `profile` on request) picks the
 /// steps; `OPS`, `SIZES` (sluice-bench
-/// `--sizes` flags), `REPS` and `DEVICES` (default `gpu0`) override the bench ladder;
+/// `--sizes` flags), `REPS`, `DEVICES` (default `gpu0`) and `BENCH_BACKENDS` (default `opencl`;
+/// `opencl,opencl-shifted` adds the shifted-bases rows) override the bench ladder;
 /// `MULTI_OPS`/`MULTI_SIZES` the every-GPU MSM ladder (`multi`, only where there are two or
 /// more GPUs); `RESIDENCY` the residency binary's flags.
 const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
@@ -193,7 +194,7 @@ want unit && step "opencl unit tests" opencl-unit.log "$here/bin/sluice_backend_
 want small && step "differential (small sizes)" diff-small.log "$here/bin/differential_opencl" --test-threads=1
 want large && SLUICE_DIFF_LARGE=1 step "differential (large sizes)" diff-large.log "$here/bin/differential_opencl" --test-threads=1
 # GPU ladders (override with SIZES="--sizes ntt=20..22 ..." and REPS); uploads timed too.
-want bench && step "bench" bench.log "$here/bin/sluice-bench" --backends opencl --uploads \
+want bench && step "bench" bench.log "$here/bin/sluice-bench" --backends "${BENCH_BACKENDS:-opencl}" --uploads \
     --ops "${OPS:-ntt,msm-g1,msm-g2,proof}" \
     ${SIZES:---sizes ntt=20..27 --sizes msm-g1=20,22,24,26 --sizes msm-g2=20,22,24 --sizes proof=20} \
     --reps "${REPS:-3}" --devices "${DEVICES:-gpu0}" --out "$WORK/bench"
