@@ -169,17 +169,26 @@ inline void POINT_group_scan(__local uint *sums, uint *se, uint *sr, uint *te, u
   const uint hi = min(lo + per, (buckets));                                    \
   const ulong base = (ulong)w * (buckets);
 
+// Item t's buckets [lo, hi) of the set at `base`: their (entries, non-empty) exclusive
+// prefix within the group's block, and the block's totals (POINT_group_scan).
+inline void POINT_scan_block(__global const uint *counts, ulong base, uint lo, uint hi,
+                             __local uint *sums, uint *se, uint *sr, uint *te, uint *tr) {
+  *se = 0;
+  *sr = 0;
+  for (uint b = lo; b < hi; b++) {
+    const uint c = counts[base + b];
+    *se += c;
+    *sr += c != 0;
+  }
+  POINT_group_scan(sums, se, sr, te, tr);
+}
+
 // block_sums[2 (w blocks + k) ..] = the entries and non-empty buckets of block k of set w.
 __kernel void POINT_msm_scan_blocks(__global const uint *counts, __global uint *block_sums,
                                     __local uint *sums, uint buckets, uint block, uint sets) {
   POINT_SCAN_RANGE(block, buckets)
-  uint se = 0, sr = 0, te, tr;
-  for (uint b = lo; b < hi; b++) {
-    uint c = counts[base + b];
-    se += c;
-    sr += c != 0;
-  }
-  POINT_group_scan(sums, &se, &sr, &te, &tr);
+  uint se, sr, te, tr;
+  POINT_scan_block(counts, base, lo, hi, sums, &se, &sr, &te, &tr);
   if (get_local_id(0) == 0) {
     block_sums[2 * get_group_id(0)] = te;
     block_sums[2 * get_group_id(0) + 1] = tr;
@@ -221,13 +230,8 @@ __kernel void POINT_msm_scan(__global const uint *counts, __global const uint *b
                              __global uint *off, __global uint *cursor, __global uint *rank,
                              __local uint *sums, uint buckets, uint block, uint sets) {
   POINT_SCAN_RANGE(block, buckets)
-  uint se = 0, sr = 0, te, tr;
-  for (uint b = lo; b < hi; b++) {
-    uint c = counts[base + b];
-    se += c;
-    sr += c != 0;
-  }
-  POINT_group_scan(sums, &se, &sr, &te, &tr);
+  uint se, sr, te, tr;
+  POINT_scan_block(counts, base, lo, hi, sums, &se, &sr, &te, &tr);
   se += block_sums[2 * get_group_id(0)];
   sr += block_sums[2 * get_group_id(0) + 1];
   for (uint b = lo; b < hi; b++) {
