@@ -382,8 +382,13 @@ impl OpenClBackend {
         parts: &[Chunked],
     ) -> Result<ShiftedTable, BackendError> {
         let bytes = A::WORDS * 4;
-        // One table shape for every part (the first is the largest).
-        let chunk_len = parts.first().map_or(1, |p| p.chunk_len.min(p.len.max(1)));
+        // One table shape for every part, sized for the longest chunk of any.
+        let chunk_len = parts
+            .iter()
+            .map(|p| p.chunk_len.min(p.len))
+            .max()
+            .unwrap_or(1)
+            .max(1);
         let max_alloc = self
             .devices
             .iter()
