@@ -415,6 +415,17 @@ impl DeviceCtx {
         dst: &core::Mem,
         words: usize,
     ) -> Result<(), BackendError> {
+        self.copy_at((src, 0), (dst, 0), words)
+    }
+
+    /// Enqueues a copy of `words` words from word `src.1` of `src.0` to word `dst.1` of
+    /// `dst.0`, on the device.
+    pub(crate) fn copy_at(
+        &self,
+        (src, src_at): (&core::Mem, usize),
+        (dst, dst_at): (&core::Mem, usize),
+        words: usize,
+    ) -> Result<(), BackendError> {
         if words == 0 {
             return Ok(());
         }
@@ -422,8 +433,8 @@ impl DeviceCtx {
             &self.queue,
             src,
             dst,
-            0,
-            0,
+            src_at,
+            dst_at,
             words,
             None::<Event>,
             None::<&mut Event>,

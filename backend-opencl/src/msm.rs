@@ -339,10 +339,14 @@ type Batch = (
 );
 
 /// Where the MSM's scalars come from, after density compaction: the k-th used scalar is
-/// `host[k]`, or element `index[k]` of the device buffer.
+/// `host[k]`, or element `index[k]` of the device buffer (element k without a density,
+/// `index` `None`: no index to build and upload).
 enum Source<'a> {
     Host(std::borrow::Cow<'a, [Fr]>),
-    Buffer { buf: &'a Chunked, index: Vec<u32> },
+    Buffer {
+        buf: &'a Chunked,
+        index: Option<Vec<u32>>,
+    },
 }
 
 impl OpenClBackend {
@@ -483,10 +487,7 @@ impl OpenClBackend {
                 }
                 Source::Buffer {
                     buf: &b.data,
-                    index: match density {
-                        Some(d) => d.map_used(|i| i as u32),
-                        None => (0..scalars_len as u32).collect(),
-                    },
+                    index: density.map(|d| d.map_used(|i| i as u32)),
                 }
             }
         };
@@ -662,7 +663,18 @@ impl OpenClBackend {
         let out_mem = &out.0;
         let host_scalars: std::borrow::Cow<'_, [Fr]> = match source {
             Source::Host(s) => s[k0..k0 + count].into(),
-            Source::Buffer { buf, index } if buf.device == d => {
+            Source::Buffer { buf, index: None } if buf.device == d => {
+                // Elements k0.. in order: copied on the device, converted below.
+                buf.each_range(k0, count, |chunk, at, from, n| {
+                    let w = buf.words;
+                    ctx.copy_at((&buf.chunks[chunk], at * w), (out_mem, from * w), n * w)
+                })?;
+                std::borrow::Cow::Borrowed(&[])
+            }
+            Source::Buffer {
+                buf,
+                index: Some(index),
+            } if buf.device == d => {
                 let idx = &index[k0..k0 + count];
                 let (idx_mem, _tracked) = ctx.temp(&self.tracker, "msm scalar indices", count)?;
                 ctx.write(&idx_mem, 0, idx)?;
@@ -680,14 +692,17 @@ impl OpenClBackend {
             }
             Source::Buffer { buf, index } => {
                 // Another device holds the scalars: read the span they cover, pick the used.
-                let idx = &index[k0..k0 + count];
-                let (first, last) = (idx[0] as usize, idx[count - 1] as usize);
+                let idx = index.as_ref().map(|i| &i[k0..k0 + count]);
+                let (first, last) = idx.map_or((k0, k0 + count - 1), |i| {
+                    (i[0] as usize, i[count - 1] as usize)
+                });
                 let mut span = vec![<Fr as ff::Field>::ZERO; last + 1 - first];
                 buf.read(&self.devices[buf.device], first, as_words_mut(&mut span))?;
-                idx.iter()
-                    .map(|&i| span[i as usize - first])
-                    .collect::<Vec<_>>()
-                    .into()
+                match idx {
+                    Some(idx) => idx.iter().map(|&i| span[i as usize - first]).collect(),
+                    None => span,
+                }
+                .into()
             }
         };
         ctx.write(out_mem, 0, as_words(&host_scalars))?;
