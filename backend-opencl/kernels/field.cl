@@ -141,12 +141,18 @@ FIELD FIELD_pow(FIELD a, ulong e) {
 // a^-1 = a^(p - 2) (Fermat; 0 for 0), square and multiply over the bits of the public
 // modulus. For the shifted-bases table's affine conversion, once per batch of points.
 FIELD FIELD_inv(FIELD a) {
+  uint e[FIELD_LIMBS];  // p - 2 (Fr's low limb is 1: the 2 borrows)
+  uint borrow = 2;
+  for (uint i = 0; i < FIELD_LIMBS; i++) {
+    const uint p = FIELD_P.v[i];
+    e[i] = p - borrow;
+    borrow = p < borrow;
+  }
   FIELD r = FIELD_one();
   for (int i = FIELD_LIMBS - 1; i >= 0; i--) {
-    const uint e = i == 0 ? FIELD_P.v[0] - 2 : FIELD_P.v[i];
     for (int b = 31; b >= 0; b--) {
       r = FIELD_sqr(r);
-      if ((e >> b) & 1) r = FIELD_mul(r, a);
+      if ((e[i] >> b) & 1) r = FIELD_mul(r, a);
     }
   }
   return r;

@@ -189,7 +189,7 @@ mod tests {
 #[cfg(test)]
 mod kernel_tests {
     //! Every field operation of the kernels against sluice-field, on seeded random values
-    //! and the edge values 0, 1, -1.
+    //! and the edge values 0, 1, -1 (the inverse of 0 being 0 on both sides).
 
     use ff::Field;
     use sluice_field::{Fq, Fq2, Fr};
@@ -250,14 +250,15 @@ mod kernel_tests {
     fn fr_ops_match_the_host() {
         let seed = 11;
         let (a, b) = inputs::<Fr>(seed, 2000);
-        let Some(out) = run("fr_ops", &a, &b, 6) else {
+        let Some(out) = run("fr_ops", &a, &b, 7) else {
             return;
         };
         for (i, (x, y)) in a.iter().zip(&b).enumerate() {
             let e = y.mont_limbs()[0]; // the kernel reads the exponent from the stored words
-            let want = [x + y, x - y, x * y, x.square(), -x, x.pow_vartime([e])];
+            let inv = x.invert().unwrap_or(Fr::ZERO);
+            let want = [x + y, x - y, x * y, x.square(), -x, x.pow_vartime([e]), inv];
             assert_eq!(
-                out[6 * i..6 * i + 6],
+                out[7 * i..7 * i + 7],
                 want,
                 "Fr ops on {x}, {y} (seed {seed}, #{i})"
             );
@@ -268,13 +269,14 @@ mod kernel_tests {
     fn fq_ops_match_the_host() {
         let seed = 12;
         let (a, b) = inputs::<Fq>(seed, 2000);
-        let Some(out) = run("fq_ops", &a, &b, 5) else {
+        let Some(out) = run("fq_ops", &a, &b, 6) else {
             return;
         };
         for (i, (x, y)) in a.iter().zip(&b).enumerate() {
-            let want = [x + y, x - y, x * y, x.double(), -x];
+            let inv = x.invert().unwrap_or(Fq::ZERO);
+            let want = [x + y, x - y, x * y, x.double(), -x, inv];
             assert_eq!(
-                out[5 * i..5 * i + 5],
+                out[6 * i..6 * i + 6],
                 want,
                 "Fq ops on {x}, {y} (seed {seed}, #{i})"
             );
@@ -285,13 +287,14 @@ mod kernel_tests {
     fn fq2_ops_match_the_host() {
         let seed = 13;
         let (a, b) = inputs::<Fq2>(seed, 1000);
-        let Some(out) = run("fq2_ops", &a, &b, 5) else {
+        let Some(out) = run("fq2_ops", &a, &b, 6) else {
             return;
         };
         for (i, (x, y)) in a.iter().zip(&b).enumerate() {
-            let want = [x + y, x - y, x * y, x.square(), -x];
+            let inv = x.invert().unwrap_or(Fq2::ZERO);
+            let want = [x + y, x - y, x * y, x.square(), -x, inv];
             assert_eq!(
-                out[5 * i..5 * i + 5],
+                out[6 * i..6 * i + 6],
                 want,
                 "Fq2 ops on {x}, {y} (seed {seed}, #{i})"
             );
