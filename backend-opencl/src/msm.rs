@@ -33,8 +33,9 @@ pub struct OpenClBases<A> {
 struct ShiftedTable {
     /// Window bits of the table: the digits' c whenever an MSM uses it.
     c: usize,
-    /// Windows of the digits, ceil(256 / c).
-    windows: usize,
+    /// Each buffer's digit windows `(w0, wn)`: ceil(256 / c) windows in groups of
+    /// `per_group`.
+    spans: Vec<(usize, usize)>,
     /// Windows per buffer (a group).
     per_group: usize,
     groups: Vec<Vec<Vec<ocl::core::Mem>>>,
@@ -401,6 +402,7 @@ impl OpenClBackend {
             .unwrap_or(1);
         let (c, per_group) = table_window(chunk_len, bytes, max_alloc);
         let windows = DIGIT_BITS.div_ceil(c);
+        let spans = window_groups(windows, per_group);
         let what = format!("{name} (shifted)");
         let mut groups = Vec::with_capacity(parts.len());
         let mut tracked = Vec::with_capacity(parts.len());
@@ -411,9 +413,9 @@ impl OpenClBackend {
             let mut per_chunk = Vec::with_capacity(part.chunks.len());
             for (ch, src) in part.chunks.iter().enumerate() {
                 let n = part.chunk_elems(ch);
-                let bufs = window_groups(windows, per_group)
-                    .into_iter()
-                    .map(|(_, wn)| ctx.raw_buffer(&what, wn * n * A::WORDS))
+                let bufs = spans
+                    .iter()
+                    .map(|&(_, wn)| ctx.raw_buffer(&what, wn * n * A::WORDS))
                     .collect::<Result<Vec<_>, _>>()?;
                 for k in 0..windows {
                     // Window k from window k - 1 (from the bases for k = 0, unshifted).
@@ -438,7 +440,7 @@ impl OpenClBackend {
         self.devices.iter().try_for_each(DeviceCtx::finish)?;
         Ok(ShiftedTable {
             c,
-            windows,
+            spans,
             per_group,
             groups,
             _tracked: tracked,
@@ -520,6 +522,7 @@ impl OpenClBackend {
         // One host thread per device: each uploads its scalars, launches its batches and
         // reads its sums, so the devices compute at once whatever the driver's submission
         // policy (one thread queueing for both measured no overlap on two H200s).
+        let table = bases.shifted.as_ref().map(|t| (t.c, t.spans.as_slice()));
         let per_device = |d: usize, batches: Vec<Batch>| -> Result<A::Proj, BackendError> {
             let mut pending = Vec::with_capacity(batches.len());
             for (c, base_offset, k0, count, early) in batches {
@@ -528,11 +531,6 @@ impl OpenClBackend {
                     None => self.prepare_scalars(d, &source, k0, count)?,
                 };
                 let large = self.count_large::<A>(d, &scalars.0, count)?;
-                let spans = bases
-                    .shifted
-                    .as_ref()
-                    .map_or(Vec::new(), |t| window_groups(t.windows, t.per_group));
-                let table = bases.shifted.as_ref().map(|t| (t.c, spans.as_slice()));
                 let ctx = &self.devices[d];
                 let piece = xyzz_words::<A>() * 4;
                 for plan in Plan::launches(count, large, table, ctx.max_chunk_bytes, piece) {
@@ -636,8 +634,8 @@ impl OpenClBackend {
                 let most = |f: &dyn Fn(&Plan) -> u64| plans.iter().map(f).max().unwrap_or(0);
                 let count = count as u64;
                 // Scalars and their index; the large-scalar count; counts, offsets, ends
-                // and ranks; their block sums; window totals; sorted entries; pieces and their buckets;
-                // window slices twice.
+                // and ranks; their block sums; window totals; sorted entries; pieces and
+                // their buckets; window slices twice.
                 count * (32 + 4)
                     + 4
                     + most(&|p| 4 * (p.windows * p.buckets) as u64 * 4)
