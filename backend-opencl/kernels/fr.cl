@@ -210,10 +210,23 @@ inline void ntt_store(__private const Fr *x, __global Fr *p, uint rest, uint ws,
 
 // Round q = ws + p on the item's registers: butterflies (k, k + 2^p) for the k with bit p
 // clear. Element k's row has low q bits rest_lo + (k mod 2^p) 2^ws, its twiddle's index in
-// round q, so the butterflies with equal k mod 2^p share one.
+// round q, so the butterflies with equal k mod 2^p share one. The transform's round of
+// half-size one (log_m0 = q = 0, uniform over the group) has every twiddle one: it skips
+// the products (1/log_n of the transform's).
 inline void ntt_round(__private Fr *x, __local const uint *tw, uint slots, uint col,
-                      uint log_c, uint rest_lo, uint ws, const uint p, uint dif, const uint R) {
+                      uint log_c, uint rest_lo, uint ws, const uint p, uint dif, const uint R,
+                      uint log_m0) {
   const uint q = ws + p;
+  if (log_m0 == 0 && q == 0) {
+#pragma unroll
+    for (uint h = 0; h < (1u << (R - 1)); h++) {
+      const uint k0 = h << 1, k1 = k0 | 1u;
+      const Fr y = x[k1];
+      x[k1] = Fr_sub(x[k0], y);
+      x[k0] = Fr_add(x[k0], y);
+    }
+    return;
+  }
 #pragma unroll
   for (uint j = 0; j < (1u << p); j++) {
     const Fr w = tile_get(tw, slots, (((1u << q) - 1 + rest_lo + (j << ws)) << log_c) | col);
@@ -281,11 +294,12 @@ inline void ntt_pass(__global Fr *a, __global const Fr *tw_lo, __global const Fr
       if (dif) {
 #pragma unroll
         for (uint i = 0; i < R; i++)
-          if (R - 1 - i >= p_lo) ntt_round(x, tw, slots, col, log_c, rest_lo, ws, R - 1 - i, 1, R);
+          if (R - 1 - i >= p_lo)
+            ntt_round(x, tw, slots, col, log_c, rest_lo, ws, R - 1 - i, 1, R, log_m0);
       } else {
 #pragma unroll
         for (uint i = 0; i < R; i++)
-          if (i >= p_lo) ntt_round(x, tw, slots, col, log_c, rest_lo, ws, i, 0, R);
+          if (i >= p_lo) ntt_round(x, tw, slots, col, log_c, rest_lo, ws, i, 0, R, log_m0);
       }
       if (s + 1 == stages) break;
       // Exchange: each slot is read next by one item only, which also writes it back at its
