@@ -51,8 +51,8 @@ fn window_groups(windows: usize, per: usize) -> Vec<(usize, usize)> {
 }
 
 /// The table's windows for bases chunks of up to `chunk_len` elements of `bytes` each:
-/// `(c, windows per buffer)` minimising the additions of a dense MSM over a whole chunk
-/// (n W mixed ones, 3 B per bucket reduction, one per buffer), as [`Plan::new`] counts them.
+/// `(c, windows per buffer)` whose folded plans ([`Plan::folded`], one per buffer) cost the
+/// least ([`Plan::cost`]) for a dense MSM over a whole chunk.
 fn table_window(chunk_len: usize, bytes: usize, max_alloc: u64) -> (usize, usize) {
     // Entries name (k - w0) stride + i in 31 bits.
     let per_buffer = (max_alloc / (chunk_len as u64 * bytes as u64).max(1))
@@ -61,11 +61,16 @@ fn table_window(chunk_len: usize, bytes: usize, max_alloc: u64) -> (usize, usize
     let window = tuning()[0];
     (2..=MAX_WINDOW_BITS)
         .filter(|&c| window.map_or(c <= CHOSEN_WINDOW_BITS, |w| w == c))
-        .map(|c| {
+        .filter_map(|c| {
             let windows = DIGIT_BITS.div_ceil(c);
-            let groups = windows.div_ceil(per_buffer);
-            let cost = chunk_len * windows + 3 * (1usize << (c - 1)) * groups;
-            (cost, c, per_buffer.min(windows))
+            let cost = window_groups(windows, per_buffer)
+                .into_iter()
+                .map(|(w0, wn)| {
+                    Plan::folded(chunk_len, chunk_len, (c, w0, wn), max_alloc, 2 * bytes)
+                        .map(|p| p.cost(chunk_len))
+                })
+                .sum::<Option<usize>>()?;
+            Some((cost, c, per_buffer.min(windows)))
         })
         .min()
         .map_or((16, 1), |(_, c, per)| (c, per))
@@ -75,10 +80,21 @@ fn table_window(chunk_len: usize, bytes: usize, max_alloc: u64) -> (usize, usize
 const MAX_WINDOW_BITS: usize = 24;
 
 /// The largest window the planners choose. Over shifted bases an H200 ran a G2 MSM of 2^24
-/// in 681 ms with a 24-bit table (one buffer) and in 561 ms with a 22-bit one (two), where
-/// the addition counts predicted 2% the other way (BENCHMARKS.md, seventh session): past
-/// 2^21 buckets a set costs more than the model's three additions per bucket.
+/// in 681 ms with a 24-bit table (one buffer) and in 561 ms with a 22-bit one (two)
+/// (BENCHMARKS.md, seventh session).
 const CHOSEN_WINDOW_BITS: usize = 22;
+
+/// What a piece slot of a plan (a bucket, or a segment's partial sum) costs the count,
+/// scan, scatter, reduce and window sums, in mixed additions of the accumulate. Fitted to
+/// an H200's kernel times over window sweeps (BENCHMARKS.md, eighth session, call 2): about
+/// 5 in the per-window sets of a plain G1 MSM of 2^20, 10 in a folded one, 17 in a folded
+/// G2 MSM of 2^24 (where the model used to count 3 per bucket and so chose the largest
+/// window allowed). With 8 the model picks the fastest measured window of every swept
+/// size or one within 1%: plain c = 16 / 16 / 20 at 2^20 / 2^22 / 2^26 (2^26 at 22, the old
+/// choice, ran 14% slower), folded c = 16 / 20 at 2^20 / 2^22, G1 2^26 folded at 22 (20
+/// measured 0.6% faster) and G2 2^24 folded at 20. Unmeasured: G1 2^24, which it folds at
+/// 22 (20 measured 4.6% faster than 21) and plans plain at 18.
+const PIECE_COST: usize = 8;
 
 /// G1 bases resident in an [`OpenClBackend`].
 pub type OpenClG1Bases = OpenClBases<G1Affine>;
@@ -129,8 +145,15 @@ gpu_curve!(G2Affine, G2Projective, ProgramKind::G2Msm, "G2", None);
 /// Bits the signed windows cover: one more than the scalars' 255, for the last borrow.
 const DIGIT_BITS: usize = SCALAR_BITS + 1;
 
-/// Reduce outputs added per work item in each `sum_groups` round.
-const SUM_GROUP: usize = 16;
+/// Reduce outputs added per work item in each `sum_groups` round. The later rounds have
+/// few work items, so their time is the chain of additions in one item: with 4 the rounds
+/// down to one point chain about half the additions that 16 did.
+const SUM_GROUP: usize = 4;
+
+/// The `sum_groups` rounds stop once at most this many points are left over all the
+/// launch's windows; the host adds those (it adds a point in about a microsecond, where a
+/// lone work item of a round takes tens).
+const HOST_SUM: usize = 64;
 
 /// Tuning overrides for experiments, read once: `SLUICE_MSM_WINDOW` (window bits c, of
 /// the plans and of a shifted-bases table),
@@ -211,10 +234,13 @@ impl Plan {
         fits(self.windows * self.cap * piece_bytes) && fits(self.windows * self.span.max(1) * 4)
     }
 
-    /// The additions the launch costs, in mixed-addition units (see [`Plan::new`]) for `m`
-    /// scalars that cost one per window.
+    /// The launch's cost in mixed additions (see [`Plan::new`]) for `m` scalars that cost
+    /// one per window: their entries, and [`PIECE_COST`] per piece slot (per set, one per
+    /// bucket and one per segment of the set's entries).
     fn cost(&self, m: usize) -> usize {
-        m * self.wn + 3 * self.buckets * self.windows
+        let per_set = if self.fold { m * self.wn } else { m };
+        let slots = self.buckets + per_set.div_ceil(self.seg_len);
+        m * self.wn + PIECE_COST * slots * self.windows
     }
 
     /// Windows `[w0, w0 + wn)` of `c` bits folded into one bucket set over shifted bases;
@@ -235,8 +261,8 @@ impl Plan {
         plan.fits(max_alloc, piece_bytes).then_some(plan)
     }
 
-    /// The window minimising the additions (m W mixed ones to fill the buckets, about
-    /// 3 B W full ones to reduce them) among those whose buffers fit one allocation, for
+    /// The window minimising the cost ([`Plan::cost`]: m W mixed additions to fill the
+    /// buckets, and the pieces they leave) among those whose buffers fit one allocation, for
     /// `n` scalars of which `large` are 2^16 or more; `piece_bytes` is the size of one
     /// partial sum (an XYZZ point).
     ///
@@ -244,7 +270,7 @@ impl Plan {
     /// window of 17 bits or more (two at most for smaller ones): only the large ones cost
     /// an addition per window. So m = max(large, n / 64): a partition's MSMs (1 scalar in
     /// 65 large) get the windows of a dense MSM of n / 64 rather than of n (c = 16 instead
-    /// of 22 at n = 2^26), and far fewer buckets to scan and reduce. The floor bounds the
+    /// of 20 at n = 2^26), and far fewer buckets to scan and reduce. The floor bounds the
     /// windows, and with them the sorted entries (W n words), when hardly any scalar is
     /// large.
     fn new(n: usize, large: usize, max_alloc: u64, piece_bytes: usize) -> Plan {
@@ -873,7 +899,7 @@ impl OpenClBackend {
 
         // Slices are a power of two, so every group lies within one window.
         let mut per_window = slices;
-        while per_window > 1 {
+        while per_window > 1 && windows * per_window > HOST_SUM {
             let group = SUM_GROUP.min(per_window);
             per_window /= group;
             let next = temp("msm window sums", windows * per_window * pw)?;
@@ -888,6 +914,7 @@ impl OpenClBackend {
         Ok(Pending {
             ctx,
             results: sums,
+            per_window,
             plan,
             _curve: PhantomData,
         })
@@ -917,24 +944,28 @@ const COUNT_LARGE_GROUP: usize = 256;
 /// A launched MSM batch whose window sums are still on the device.
 struct Pending<'a, A: GpuCurve> {
     ctx: &'a DeviceCtx,
+    /// `per_window` points per window, window by window, that add up to its sum.
     results: (ocl::core::Mem, Allocation),
+    per_window: usize,
     plan: Plan,
     _curve: PhantomData<A>,
 }
 
 impl<A: GpuCurve> Pending<'_, A> {
-    /// Reads the bucket sets' sums and combines them: sum_w 2^(c w) S_w, or the one sum
-    /// of a folded plan (its shifted bases did the doublings).
+    /// Reads what is left of the bucket sets' sums, adds each set's points, and combines
+    /// the sets: sum_w 2^(c w) S_w, or the one sum of a folded plan (its shifted bases did
+    /// the doublings).
     fn finish(self) -> Result<A::Proj, BackendError> {
         let Plan { c, windows, .. } = self.plan;
-        let mut sums = vec![A::identity(); windows];
-        self.ctx.read(&self.results.0, 0, as_words_mut(&mut sums))?;
+        let mut points = vec![A::identity(); windows * self.per_window];
+        self.ctx
+            .read(&self.results.0, 0, as_words_mut(&mut points))?;
         let mut acc = A::identity();
-        for s in sums.iter().rev() {
+        for window in points.chunks(self.per_window).rev() {
             for _ in 0..c {
                 acc = A::double(&acc);
             }
-            acc = A::add(&acc, s);
+            acc = window.iter().fold(acc, |a, p| A::add(&a, p));
         }
         Ok(acc)
     }
@@ -1148,7 +1179,7 @@ mod tests {
 
     /// Shifted bases, on one context and on two with small chunks (a table buffer per
     /// window there): every way of calling the MSMs, folded where the plans say so. At
-    /// 2^15 the folded set has 2^15 buckets, eight scan blocks.
+    /// 2^15 the folded set has 2^13 buckets, two scan blocks.
     #[test]
     fn msms_over_shifted_bases_match_sluice_msm() {
         for split in [false, true] {
@@ -1180,11 +1211,11 @@ mod tests {
     }
 
     /// The table's windows at the sizes the tests above use take the folded plans for dense
-    /// scalars (so those tests cover them) and the plain ones for a partition's; at 2^20
-    /// and 2^26 on an H200 they fold c = 20 (one buffer) and c = 22 (three buffers of up to
-    /// five windows), against a plain c = 16 and 22; G2 at 2^24 folds c = 22 in two.
+    /// scalars (so those tests cover them); a 2^26 partition's stay plain. At 2^20 and 2^26
+    /// on an H200 they fold c = 16 (one buffer) and c = 22 (three buffers of up to five
+    /// windows), against a plain c = 16 and 20; G2 at 2^24 folds c = 20 in two.
     #[test]
-    fn shifted_tables_fold_dense_msms_only() {
+    fn shifted_table_plans_at_test_and_h200_sizes() {
         let folds = |n: usize, chunk: usize, bytes: usize, max_alloc: u64, large: usize| {
             let (c, per) = table_window(chunk, bytes, max_alloc);
             let groups = window_groups(DIGIT_BITS.div_ceil(c), per);
@@ -1206,13 +1237,15 @@ mod tests {
         }
         assert_eq!(
             table_window((1 << 15) + 3, 96, 1 << 30).0,
-            16,
-            "eight scan blocks"
+            14,
+            "two scan blocks"
         );
-        assert!(!folds(1 << 20, 1 << 20, 96, 35 << 30, (1 << 20) / 65).0);
+        // A partition's MSM (1 scalar in 65 large) over a 2^26 table: the table's 2^21
+        // buckets in each of three sets cost more than a plain c = 16.
+        assert!(!folds(1 << 26, 1 << 26, 96, 35 << 30, (1 << 26) / 65).0);
         assert_eq!(
             folds(1 << 20, 1 << 20, 96, 35 << 30, 1 << 20),
-            (true, 20, 1)
+            (true, 16, 1)
         );
         assert_eq!(
             folds(1 << 26, 1 << 26, 96, 35 << 30, 1 << 26),
@@ -1220,7 +1253,7 @@ mod tests {
         );
         assert_eq!(
             folds(1 << 24, 1 << 24, 192, 35 << 30, 1 << 24),
-            (true, 22, 2)
+            (true, 20, 2)
         );
         assert_eq!(Plan::new(1 << 20, 1 << 20, 35 << 30, 192).c, 16);
     }
@@ -1279,15 +1312,17 @@ mod tests {
         let seed = 4100;
         let n = 512;
         let plan = Plan::new(n, n, 1 << 30, 192);
-        assert_eq!(
-            (plan.c, plan.seg_len),
-            (7, 16),
+        // Even digits 2, 4, ..., 2^(c-1) in window 0, half a segment of each.
+        let per = plan.seg_len / 2;
+        let used = per << (plan.c - 2);
+        assert!(
+            used < n && used >= 4 * plan.seg_len,
             "the test's premise: {plan:?}"
         );
         let all = bases::<G1Projective>(n, seed);
         let s: Vec<Fr> = (0..n)
-            .map(|i| match i < n / 2 {
-                true => Fr::from(2 * (i / 8) as u64 + 2),
+            .map(|i| match i < used {
+                true => Fr::from(2 * (i / per) as u64 + 2),
                 false => Fr::ZERO,
             })
             .collect();
@@ -1360,7 +1395,7 @@ mod tests {
         let n = 1 << 26;
         let dense = Plan::new(n, n, 35 << 30, 288);
         let partition = Plan::new(n, n / 65, 35 << 30, 288);
-        assert_eq!((dense.c, partition.c), (22, 16), "{dense:?} {partition:?}");
+        assert_eq!((dense.c, partition.c), (20, 16), "{dense:?} {partition:?}");
         assert_eq!((dense.per_item, partition.per_item), (1, 16));
         assert_eq!(partition.c, Plan::new(1 << 20, 1 << 20, 35 << 30, 288).c);
     }
