@@ -80,7 +80,7 @@ pub struct OpenClConfig {
     /// Precompute shifted bases at upload: for every window k of the MSM's signed digits,
     /// 2^(c k) P for each base P, so an MSM sorts all its windows into one bucket set (a
     /// larger c, fewer windows, one bucket reduction). It costs about ceil(256 / c) times
-    /// the bases' device memory (11-13 times at 2^20-2^26 bases) and a one-time
+    /// the bases' device memory (12-16 times at 2^20-2^26 bases) and a one-time
     /// computation at upload; an MSM still takes the plain windows where they cost less
     /// (few or small scalars). Off by default: the prover's memory planning counts bases
     /// at their plain size.

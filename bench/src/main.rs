@@ -71,7 +71,7 @@ fn run(opts: &Options) -> Result<(), String> {
         ladder(&CpuBackend::new(), "cpu", opts, peers, &mut rows)?;
         backends_run.push("cpu");
     }
-    // `opencl-shifted` only on request: its tables cost 11-13 times the bases' memory.
+    // `opencl-shifted` only on request: its tables cost 12-16 times the bases' memory.
     let opencl_labels = ["opencl", "opencl-shifted"]
         .into_iter()
         .filter(|&l| wants(l) && (l == "opencl" || !opts.backends.is_empty()));
