@@ -79,21 +79,24 @@ fn table_window(chunk_len: usize, bytes: usize, max_alloc: u64) -> (usize, usize
 /// The largest window the kernels take (`SLUICE_MSM_WINDOW` reaches it).
 const MAX_WINDOW_BITS: usize = 24;
 
-/// The largest window the planners choose. Over shifted bases an H200 ran a G2 MSM of 2^24
-/// in 681 ms with a 24-bit table (one buffer) and in 561 ms with a 22-bit one (two)
-/// (BENCHMARKS.md, seventh session).
-const CHOSEN_WINDOW_BITS: usize = 22;
+/// The largest window the planners choose. On an H200 c = 22 lost to c = 20 wherever both
+/// ran (BENCHMARKS.md, seventh and eighth sessions): G1 2^22 plain 253.7 against 78.1 ms,
+/// 2^26 plain 765 against 669; folded G1 2^24 168.2 against 162.8, 2^26 633.2 against
+/// 629.5, G2 2^24 560.6 against 534.1 (and a 24-bit table 681.5). A 21-bit window has
+/// 20's window count (13) with twice the buckets.
+const CHOSEN_WINDOW_BITS: usize = 20;
 
 /// What a piece slot of a plan (a bucket, or a segment's partial sum) costs the count,
 /// scan, scatter, reduce and window sums, in mixed additions of the accumulate. Fitted to
 /// an H200's kernel times over window sweeps (BENCHMARKS.md, eighth session, call 2): about
 /// 5 in the per-window sets of a plain G1 MSM of 2^20, 10 in a folded one, 17 in a folded
 /// G2 MSM of 2^24 (where the model used to count 3 per bucket and so chose the largest
-/// window allowed). With 8 the model picks the fastest measured window of every swept
-/// size or one within 1%: plain c = 16 / 16 / 20 at 2^20 / 2^22 / 2^26 (2^26 at 22, the old
-/// choice, ran 14% slower), folded c = 16 / 20 at 2^20 / 2^22, G1 2^26 folded at 22 (20
-/// measured 0.6% faster) and G2 2^24 folded at 20. Unmeasured: G1 2^24, which it folds at
-/// 22 (20 measured 4.6% faster than 21) and plans plain at 18.
+/// window allowed). With 8, and windows up to [`CHOSEN_WINDOW_BITS`], the model picks the
+/// fastest measured window of every swept size or one within 3%: plain c = 16 / 16 / 18
+/// / 20 at 2^20 / 2^22 / 2^24 / 2^26 (2^26 at 22, the old choice, ran 14% slower; 2^24 at
+/// 18 ran 2.3% faster than at 20), folded c = 16 / 20 / 20 / 20 at 2^20 / 2^22 / 2^24 /
+/// 2^26, and G2 2^24 folded at 20. (Without the cap it would fold G1 2^24 and 2^26 at 22,
+/// measured 3.3% and 0.6% slower than 20.)
 const PIECE_COST: usize = 8;
 
 /// G1 bases resident in an [`OpenClBackend`].
@@ -1212,7 +1215,7 @@ mod tests {
 
     /// The table's windows at the sizes the tests above use take the folded plans for dense
     /// scalars (so those tests cover them); a 2^26 partition's stay plain. At 2^20 and 2^26
-    /// on an H200 they fold c = 16 (one buffer) and c = 22 (three buffers of up to five
+    /// on an H200 they fold c = 16 (one buffer) and c = 20 (three buffers of up to five
     /// windows), against a plain c = 16 and 20; G2 at 2^24 folds c = 20 in two.
     #[test]
     fn shifted_table_plans_at_test_and_h200_sizes() {
@@ -1249,7 +1252,7 @@ mod tests {
         );
         assert_eq!(
             folds(1 << 26, 1 << 26, 96, 35 << 30, 1 << 26),
-            (true, 22, 3)
+            (true, 20, 3)
         );
         assert_eq!(
             folds(1 << 24, 1 << 24, 192, 35 << 30, 1 << 24),
