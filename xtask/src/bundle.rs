@@ -149,7 +149,8 @@ fn set_executable(_: &Path) -> Result<(), String> {
 /// `--sizes` flags), `REPS`, `DEVICES` (default `gpu0`) and `BENCH_BACKENDS` (default `opencl`;
 /// `opencl,opencl-shifted` adds the shifted-bases rows) override the bench ladder;
 /// `MULTI_OPS`/`MULTI_SIZES` the every-GPU MSM ladder (`multi`, only where there are two or
-/// more GPUs); `RESIDENCY` the residency binary's flags.
+/// more GPUs); `PEERS`, `PEER_OPS`, `PEER_SIZES` and `PEER_BACKENDS` (default `opencl`) the
+/// side-by-side run; `RESIDENCY` the residency binary's flags.
 const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
 # sluice device run: correctness first, timings second. One log per step goes to $OUT
 # (default ./out): at most 8 files, all the device tool returns. Bench JSON and plots go to
@@ -209,13 +210,14 @@ fi
 # build cold). bellperson uploads bases per call: compare with the opencl+upload rows. It uses
 # every GPU it finds; run on a one-GPU machine for a one-GPU comparison.
 want peers && step "bench with peers (bellperson GPU)" bench-peers.log "$here/bin/sluice-bench" \
-    --backends opencl --compare --peers "${PEERS:-bellperson-gpu}" --uploads --demo off \
+    --backends "${PEER_BACKENDS:-opencl}" --compare --peers "${PEERS:-bellperson-gpu}" --uploads --demo off \
     --ops "${PEER_OPS:-msm-g1,msm-g2,proof}" \
     ${PEER_SIZES:---sizes msm-g1=20,22,24 --sizes msm-g2=20,22 --sizes proof=20} \
     --reps "${REPS:-3}" --devices "${DEVICES:-gpu0}" --out "$WORK/bench-peers"
 # Issue 8's partition figure: prover work without synthesis on a boolean-heavy witness,
 # parameters resident (not by default: 2^27 needs ~77 GB of parameters on the host and the
-# device, and about 100 GB of host memory in all: take the two-GPU machine's 256 GB).
+# device; the host peaks at about 90 GB while they upload next to the 13 GB assignment,
+# from the CPU backend's 331 MB at 2^18 scaled by 512: untested on a 128 GiB host).
 want partition && step "partition" partition.log "$here/bin/sluice-bench" --backends opencl \
     --ops partition --demo off --sizes "${PARTITION_SIZES:-24,26,27}" --reps "${REPS:-2}" \
     --devices "${DEVICES:-gpu0}" --out "$WORK/partition"
