@@ -19,9 +19,10 @@
 //               1) is summed by many work items and empty buckets cost nothing
 //   reduce      T work items per window: sum_b b S_b by a running sum over a slice of the
 //               window's pieces (top bucket first)
-//   sum_groups  adds groups of the reduce outputs until one point per window is left
+//   sum_groups  adds groups of the reduce outputs, round by round, until few are left
 //
-// The host combines the windows. Variable time, as an MSM over public bases may be.
+// The host adds what is left of each window and combines the windows. Variable time, as an
+// MSM over public bases may be.
 //
 // Shifted bases (`fold`): with a table of 2^(c k) P for every window k (msm_shift), a
 // digit d of window k adds d 2^(c k) P, so every window's entries go to one bucket set and
