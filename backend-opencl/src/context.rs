@@ -13,9 +13,15 @@ use crate::program::{self, KernelCache};
 use crate::source::ProgramKind;
 use crate::{driver_error, lock};
 
-/// Kernel launches recorded for profiling: name, event, and the kernel's resources on the
-/// device (work-group size limit, private bytes per work item: registers spilled).
+/// Commands recorded for profiling: name, event, and for a kernel launch its resources on
+/// the device (work-group size limit, private bytes per work item: registers spilled; both
+/// 0 for the transfers, named in parentheses).
 type ProfileLog = Mutex<Vec<(String, Event, usize, u64)>>;
+
+/// The profile's names of the transfers.
+const TO_DEVICE: &str = "(host to device)";
+const TO_HOST: &str = "(device to host)";
+const ON_DEVICE: &str = "(device copy or fill)";
 
 /// One kernel's line of a profile report.
 pub(crate) struct KernelProfile {
@@ -40,7 +46,7 @@ pub(crate) struct DeviceCtx {
     /// The largest chunk of one buffer, in bytes.
     pub(crate) max_chunk_bytes: u64,
     cache: KernelCache,
-    /// With `SLUICE_PROFILE=1`: every kernel launch's name and event, for
+    /// With `SLUICE_PROFILE=1`: every kernel launch's and transfer's name and event, for
     /// [`DeviceCtx::profile_report`].
     profile: Option<ProfileLog>,
     /// Pinned staging for large transfers: `None` when off, else created on first use
@@ -204,6 +210,7 @@ impl DeviceCtx {
                 )
             }
             .map_err(|e| alloc_error("buffer write", (piece.len() * 4) as u64, &e))?;
+            self.log_transfer(TO_DEVICE, &event);
             pending[slot] = Some(event);
         }
         pending.iter().flatten().try_for_each(Self::wait)
@@ -232,6 +239,7 @@ impl DeviceCtx {
                 )
             }
             .map_err(|e| driver_error("clEnqueueReadBuffer", &e))?;
+            self.log_transfer(TO_HOST, &event);
             Ok(event)
         };
         let pieces: Vec<&mut [u32]> = out.chunks_mut(STAGING_WORDS).collect();
@@ -250,8 +258,9 @@ impl DeviceCtx {
         Ok(())
     }
 
-    /// With `SLUICE_PROFILE=1`, the device time of the kernels launched since the last
-    /// report, summed per kernel name (after waiting for the queue); `None` otherwise.
+    /// With `SLUICE_PROFILE=1`, the device time of the kernels launched and the transfers
+    /// made since the last report, summed per kernel name or transfer direction (after
+    /// waiting for the queue); `None` otherwise.
     pub(crate) fn profile_report(&self) -> Option<Vec<KernelProfile>> {
         let profile = self.profile.as_ref()?;
         core::finish(&self.queue).ok()?;
@@ -363,6 +372,7 @@ impl DeviceCtx {
                 return r;
             }
         }
+        let mut event = self.profile.is_some().then(Event::null);
         // SAFETY: a blocking write: `data` outlives the transfer.
         unsafe {
             core::enqueue_write_buffer(
@@ -372,10 +382,12 @@ impl DeviceCtx {
                 offset,
                 data,
                 None::<Event>,
-                None::<&mut Event>,
+                event.as_mut(),
             )
         }
-        .map_err(|e| alloc_error("buffer write", (data.len() * 4) as u64, &e))
+        .map_err(|e| alloc_error("buffer write", (data.len() * 4) as u64, &e))?;
+        self.log_optional(TO_DEVICE, event);
+        Ok(())
     }
 
     /// Reads `out.len()` words of `mem` from word `offset` (blocking).
@@ -393,6 +405,7 @@ impl DeviceCtx {
                 return r;
             }
         }
+        let mut event = self.profile.is_some().then(Event::null);
         // SAFETY: a blocking read into a live slice of the right length.
         unsafe {
             core::enqueue_read_buffer(
@@ -402,10 +415,12 @@ impl DeviceCtx {
                 offset,
                 out,
                 None::<Event>,
-                None::<&mut Event>,
+                event.as_mut(),
             )
         }
-        .map_err(|e| driver_error("clEnqueueReadBuffer", &e))
+        .map_err(|e| driver_error("clEnqueueReadBuffer", &e))?;
+        self.log_optional(TO_HOST, event);
+        Ok(())
     }
 
     /// Enqueues a copy of the first `words` words of `src` into `dst`, on the device.
@@ -429,6 +444,7 @@ impl DeviceCtx {
         if words == 0 {
             return Ok(());
         }
+        let mut event = self.profile.is_some().then(Event::null);
         core::enqueue_copy_buffer::<u32, _, _, _>(
             &self.queue,
             src,
@@ -437,9 +453,11 @@ impl DeviceCtx {
             dst_at,
             words,
             None::<Event>,
-            None::<&mut Event>,
+            event.as_mut(),
         )
-        .map_err(|e| driver_error("clEnqueueCopyBuffer", &e))
+        .map_err(|e| driver_error("clEnqueueCopyBuffer", &e))?;
+        self.log_optional(ON_DEVICE, event);
+        Ok(())
     }
 
     /// Zero-fills `words` words of `mem`.
@@ -447,6 +465,7 @@ impl DeviceCtx {
         if words == 0 {
             return Ok(());
         }
+        let mut event = self.profile.is_some().then(Event::null);
         core::enqueue_fill_buffer(
             &self.queue,
             mem,
@@ -454,10 +473,26 @@ impl DeviceCtx {
             0,
             words,
             None::<Event>,
-            None::<&mut Event>,
+            event.as_mut(),
             None,
         )
-        .map_err(|e| alloc_error("buffer fill", (words * 4) as u64, &e))
+        .map_err(|e| alloc_error("buffer fill", (words * 4) as u64, &e))?;
+        self.log_optional(ON_DEVICE, event);
+        Ok(())
+    }
+
+    /// With `SLUICE_PROFILE=1`, records a transfer's event for the profile report.
+    fn log_transfer(&self, name: &str, event: &Event) {
+        if let Some(profile) = &self.profile {
+            lock(profile).push((name.to_owned(), event.clone(), 0, 0));
+        }
+    }
+
+    /// [`log_transfer`](Self::log_transfer) for an event made only when profiling.
+    fn log_optional(&self, name: &str, event: Option<Event>) {
+        if let Some(event) = event {
+            self.log_transfer(name, &event);
+        }
     }
 }
 

@@ -24,9 +24,9 @@
 //! count and the scatter, instead of the defaults (see `kernels/msm.cl`).
 //! `SLUICE_CAPTURE_DIR` / `SLUICE_CAPTURE_KERNEL` / `SLUICE_CAPTURE_COUNT`: record chosen
 //! launches for replay under NVIDIA's profiler (see `capture.rs`).
-//! `SLUICE_PROFILE=1`: queues record every kernel's device time;
-//! [`OpenClBackend::profile_report`] sums it per kernel, and a backend prints what is left
-//! unreported to stderr when it is dropped.
+//! `SLUICE_PROFILE=1`: queues record every kernel's and every transfer's device time;
+//! [`OpenClBackend::profile_report`] sums it per kernel and per transfer direction, and a
+//! backend prints what is left unreported to stderr when it is dropped.
 //!
 //! # Unsupported
 //! An NTT over a buffer split into several chunks (more than the device's largest single
@@ -173,8 +173,8 @@ impl OpenClBackend {
     }
 
     /// With `SLUICE_PROFILE=1`: per device, the device time of each kernel launched since
-    /// the last report (launches, total milliseconds), as a table, after waiting for the
-    /// queues; `None` when profiling is off.
+    /// the last report (launches, total milliseconds) and of the transfers each way, as a
+    /// table, after waiting for the queues; `None` when profiling is off.
     pub fn profile_report(&self) -> Option<String> {
         let mut out = String::new();
         for (d, ctx) in self.devices.iter().enumerate() {
@@ -184,9 +184,17 @@ impl OpenClBackend {
             out += &format!("profile device {d} ({}): {total:.3} ms\n", ctx.info.name);
             for r in rows {
                 out += &format!(
-                    "  {:<28} {:>7} launches {:>12.3} ms   wg<={} private {} B\n",
-                    r.name, r.launches, r.ms, r.work_group_limit, r.private_bytes
+                    "  {:<28} {:>7} launches {:>12.3} ms",
+                    r.name, r.launches, r.ms
                 );
+                // Transfers have no kernel resources.
+                if r.work_group_limit > 0 {
+                    out += &format!(
+                        "   wg<={} private {} B",
+                        r.work_group_limit, r.private_bytes
+                    );
+                }
+                out += "\n";
             }
         }
         Some(out)
