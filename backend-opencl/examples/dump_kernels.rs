@@ -12,6 +12,17 @@
 //! `nvidia-cuda-nvcc-cu12` wheel carries one); `cuobjdump -sass` (the Triton wheel carries
 //! one). The GPU machine's own OpenCL binaries (the kernel cache) are PTX too and take the
 //! same two last steps.
+//!
+//! A whole program compiles the same way (the eighth session counted the Fr program's
+//! kernels so) with these lines prepended instead: `#define asm __asm__`, `#define
+//! SLUICE_NVIDIA`, `#define inline static inline` (clang leaves C99 inline functions
+//! undefined), `#define clz(x) __builtin_clz(x)`, `min` / `max` as macros, the work-item
+//! functions as `__nvvm_read_ptx_sreg_{tid,ctaid,ntid,nctaid}_x()`, `barrier(x)` as
+//! `__nvvm_bar_sync(0)`, and for the MSM programs `atomic_add` / `atomic_inc` as plain
+//! read-modify-writes (the count is all that matters there); plus `-DSLUICE_...` switches to
+//! compare variants. Clang's PTX differs from the NVIDIA driver's outside the inline
+//! assembly (it kept the NTT's register array on the stack), so compare variants, not
+//! absolute counts.
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::args()

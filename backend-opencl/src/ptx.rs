@@ -90,6 +90,27 @@ enum Op {
     MulLo(W32, W32, W32),
     /// `add.u32 d, x, y`
     Add32(W32, W32, W32),
+    /// `neg.s32 d, x` (d = 2^32 - x, or 0)
+    Neg(W32, W32),
+    /// `min.u32 d, x, 1` (1 where x is not zero)
+    Min1(W32, W32),
+}
+
+/// How a row adds the reduction's limb products m p_j.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Reduction {
+    /// `mad.wide.u32 w, m, p_j, s`, as the products x_j y.
+    Fused,
+    /// `mul.wide.u32 w, m, p_j` then `add.u64 w, w, s`; and where p_0 = 1 (so -p^-1 = -1
+    /// mod 2^32, as in Fr), m = -t_0 and the first step's carry is t_0 != 0, without
+    /// products. Offline (clang-15 PTX through `ptxas` 12.9 for sm_90, BENCHMARKS.md,
+    /// eighth session) `ptxas` builds the fused form of Fr's rows from an `IMAD` plus a
+    /// half-rate `IMAD.HI` per reduction product, and this one from `IMAD.WIDE`: the Fr
+    /// product takes 448 instructions instead of 504 and the NTT pass 2312 instead of
+    /// 2496, the multiply pipe's load unchanged. For Fq's rows `ptxas` already uses
+    /// `IMAD.WIDE`, and the split form only moves carry additions onto the multiply pipe.
+    /// Unmeasured on a GPU, so Fr takes it only with `-DSLUICE_SPLIT_FR_ROWS`.
+    Split,
 }
 
 /// Row `i` of the no-carry CIOS Montgomery product (the "no-carry" optimisation of
@@ -97,37 +118,49 @@ enum Op {
 /// with the product and the reduction as two carry words A and C, so the accumulator needs
 /// no extra words and the two chains interleave. Valid when the top limb of p is below
 /// 2^31 - 2, which `montgomery_mul_nocarry` checks; row 0 starts from t = 0.
-fn nocarry_row(i: usize, limbs: usize, modulus: &[u32], inv: u32) -> Vec<Op> {
+fn nocarry_row(i: usize, limbs: usize, modulus: &[u32], inv: u32, reduction: Reduction) -> Vec<Op> {
     use Op::*;
     use W32::*;
     use W64::*;
     let mut ops = Vec::new();
-    // (t_j + carry + x_j y) as 64 bits into W: the low word is the new t, the high the carry.
-    let acc = |ops: &mut Vec<Op>, x: W32, y: W32, terms: &[W32]| match terms {
-        [] => ops.push(MulWide(W, x, y)),
-        [t] => {
-            ops.push(Widen(S, *t));
+    // (t_j + carry + x_j y) as 64 bits into W: the low word is the new t, the high the
+    // carry; `split` multiplies and adds in two instructions.
+    let acc = |ops: &mut Vec<Op>, x: W32, y: W32, terms: &[W32], split: bool| {
+        match terms {
+            [] => return ops.push(MulWide(W, x, y)),
+            [t] => ops.push(Widen(S, *t)),
+            [t, c] => {
+                ops.push(Widen(S, *t));
+                ops.push(Widen(U, *c));
+                ops.push(Add64(S, S, U));
+            }
+            _ => unreachable!("at most two addends"),
+        }
+        if split {
+            ops.push(MulWide(W, x, y));
+            ops.push(Add64(W, W, S));
+        } else {
             ops.push(MadWide(W, x, y, S));
         }
-        [t, c] => {
-            ops.push(Widen(S, *t));
-            ops.push(Widen(U, *c));
-            ops.push(Add64(S, S, U));
-            ops.push(MadWide(W, x, y, S));
-        }
-        _ => unreachable!("at most two addends"),
     };
+    let split = reduction == Reduction::Split;
     let first = i == 0;
-    acc(&mut ops, X(0), Y, if first { &[] } else { &[T(0)] });
+    acc(&mut ops, X(0), Y, if first { &[] } else { &[T(0)] }, false);
     ops.push(Split(T(0), A, W));
-    ops.push(MulLo(M, T(0), Imm(inv)));
-    acc(&mut ops, M, Imm(modulus[0]), &[T(0)]);
-    ops.push(Split(D, C, W)); // the low word is zero by the choice of m
+    if split && modulus[0] == 1 && inv == u32::MAX {
+        // t_0 + m p_0 = t_0 + (2^32 - t_0): 2^32 unless t_0 is zero.
+        ops.push(Neg(M, T(0)));
+        ops.push(Min1(C, T(0)));
+    } else {
+        ops.push(MulLo(M, T(0), Imm(inv)));
+        acc(&mut ops, M, Imm(modulus[0]), &[T(0)], split);
+        ops.push(Split(D, C, W)); // the low word is zero by the choice of m
+    }
     for (j, &p_j) in modulus.iter().enumerate().take(limbs).skip(1) {
         let terms: &[W32] = if first { &[A] } else { &[T(j), A] };
-        acc(&mut ops, X(j), Y, terms);
+        acc(&mut ops, X(j), Y, terms, false);
         ops.push(Split(T(j), A, W));
-        acc(&mut ops, M, Imm(p_j), &[T(j), C]);
+        acc(&mut ops, M, Imm(p_j), &[T(j), C], split);
         ops.push(Split(T(j - 1), C, W));
     }
     ops.push(Add32(T(limbs - 1), C, A));
@@ -151,6 +184,7 @@ pub(crate) fn montgomery_mul_nocarry(
     limbs: usize,
     modulus: &[u32],
     inv: u32,
+    reduction: Reduction,
 ) -> String {
     assert!(
         modulus[limbs - 1] < 0x7fff_fffe,
@@ -178,7 +212,7 @@ pub(crate) fn montgomery_mul_nocarry(
     let _ = writeln!(s, "  uint {};", decl.join(", "));
     for i in 0..limbs {
         let mut body = String::from("{ .reg .u32 ca, cc, m, d; .reg .u64 w, s, u;\\n\\t");
-        for op in nocarry_row(i, limbs, modulus, inv) {
+        for op in nocarry_row(i, limbs, modulus, inv, reduction) {
             let line = match op {
                 Op::MulWide(d, x, y) => format!("mul.wide.u32 {}, {}, {};", w64(d), w32(x), w32(y)),
                 Op::MadWide(d, x, y, a) => format!(
@@ -195,6 +229,8 @@ pub(crate) fn montgomery_mul_nocarry(
                 }
                 Op::MulLo(d, x, y) => format!("mul.lo.u32 {}, {}, {};", w32(d), w32(x), w32(y)),
                 Op::Add32(d, x, y) => format!("add.u32 {}, {}, {};", w32(d), w32(x), w32(y)),
+                Op::Neg(d, x) => format!("neg.s32 {}, {};", w32(d), w32(x)),
+                Op::Min1(d, x) => format!("min.u32 {}, {}, 1;", w32(d), w32(x)),
             };
             body.push_str(&line);
             body.push_str("\\n\\t");
@@ -293,13 +329,21 @@ mod tests {
                     let v = self.get(p).checked_add(self.get(q)).expect("add.u32 wraps");
                     self.set(d, v);
                 }
+                Op::Neg(d, p) => self.set(d, self.get(p).wrapping_neg()),
+                Op::Min1(d, p) => self.set(d, self.get(p).min(1)),
             }
         }
     }
 
     /// Runs the no-carry rows as the GPU would, then the branch-free final reduction of the
     /// generated function (`reduce_once`): the Montgomery product of two reduced values.
-    fn run_nocarry(x: &[u32], y: &[u32], modulus: &[u32], inv: u32) -> Vec<u32> {
+    fn run_nocarry(
+        x: &[u32],
+        y: &[u32],
+        modulus: &[u32],
+        inv: u32,
+        reduction: Reduction,
+    ) -> Vec<u32> {
         let n = x.len();
         let mut regs = Regs {
             t: vec![0; n],
@@ -310,7 +354,7 @@ mod tests {
         };
         for (i, &yi) in y.iter().enumerate() {
             regs.y = yi;
-            for op in nocarry_row(i, n, modulus, inv) {
+            for op in nocarry_row(i, n, modulus, inv, reduction) {
                 regs.exec(op);
             }
         }
@@ -335,8 +379,8 @@ mod tests {
             .collect()
     }
 
-    /// The rows' arithmetic against sluice-field for Fr and Fq: seeded random values and
-    /// 0, 1, -1, in Montgomery form (the device's layout).
+    /// The rows' arithmetic, both reductions, against sluice-field for Fr and Fq: seeded
+    /// random values and 0, 1, -1, in Montgomery form (the device's layout).
     #[test]
     fn nocarry_rows_compute_the_montgomery_product() {
         use ff::Field;
@@ -349,12 +393,21 @@ mod tests {
             let mut r = rng(seed);
             let mut values = vec![F::ZERO, F::ONE, -F::ONE, -F::ONE - F::ONE];
             values.extend((0..60).map(|_| F::random(&mut r)));
-            for x in &values {
-                for y in values.iter().take(12) {
-                    let got = run_nocarry(as_words(&[*x]), as_words(&[*y]), modulus, inv);
-                    assert_eq!(got, as_words(&[*x * *y]), "seed {seed}");
-                    let got = run_nocarry(as_words(&[*y]), as_words(&[*x]), modulus, inv);
-                    assert_eq!(got, as_words(&[*x * *y]), "seed {seed}");
+            for reduction in [Reduction::Fused, Reduction::Split] {
+                for x in &values {
+                    for y in values.iter().take(12) {
+                        let want = as_words(&[*x * *y]).to_vec();
+                        for (a, b) in [(x, y), (y, x)] {
+                            let got = run_nocarry(
+                                as_words(&[*a]),
+                                as_words(&[*b]),
+                                modulus,
+                                inv,
+                                reduction,
+                            );
+                            assert_eq!(got, want, "{reduction:?}, seed {seed}");
+                        }
+                    }
                 }
             }
         }
@@ -365,7 +418,7 @@ mod tests {
     #[test]
     fn nocarry_rows_render_one_statement_per_row() {
         let p = limbs32(&sluice_field::Fr::MODULUS_LIMBS);
-        let s = montgomery_mul_nocarry("Fr", 8, &p, 0xffff_ffff);
+        let s = montgomery_mul_nocarry("Fr", 8, &p, 0xffff_ffff, Reduction::Fused);
         assert_eq!(s.matches("asm(").count(), 8);
         assert!(!s.contains(".cc"), "no instruction touches the carry flag");
         assert!(s.contains("mul.wide.u32 w, %8, %16;"));
@@ -379,5 +432,13 @@ mod tests {
             "branch-free final reduction"
         );
         assert!(!s.contains("if ("), "no branch in the generated function");
+        let s = montgomery_mul_nocarry("Fr", 8, &p, 0xffff_ffff, Reduction::Split);
+        assert!(s.contains("neg.s32 m, %0;") && s.contains("min.u32 cc, %0, 1;"));
+        assert!(s.contains("mul.wide.u32 w, m, 0xffffffff;\\n\\tadd.u64 w, w, s;"));
+        assert!(
+            !s.contains("mad.wide.u32 w, m,"),
+            "no fused reduction product"
+        );
+        assert!(!s.contains(".cc"), "no instruction touches the carry flag");
     }
 }

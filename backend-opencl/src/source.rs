@@ -149,7 +149,17 @@ fn push_field<const N: usize>(s: &mut String, name: &str, c: &FieldConsts<N>) {
         .iter()
         .flat_map(|l| [*l as u32, (*l >> 32) as u32])
         .collect();
-    let mul = crate::ptx::montgomery_mul_nocarry(name, limbs, &modulus, c.inv as u32);
+    // The product's rows with the reduction fused (the default) or split
+    // (`-DSLUICE_SPLIT_<NAME>_ROWS`; see `ptx::Reduction`).
+    let mul = |reduction| {
+        crate::ptx::montgomery_mul_nocarry(name, limbs, &modulus, c.inv as u32, reduction)
+    };
+    let mul = format!(
+        "#ifdef SLUICE_SPLIT_{}_ROWS\n{}#else\n{}#endif\n",
+        name.to_uppercase(),
+        mul(crate::ptx::Reduction::Split),
+        mul(crate::ptx::Reduction::Fused)
+    );
     s.push_str(&FIELD.replace("FIELD", name).replace("@MUL_PTX@", &mul));
 }
 
