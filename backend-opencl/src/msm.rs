@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use sluice_backend::{Allocation, BackendError, Density, MemoryKind, Scalars};
 use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 
-use crate::context::{Chunked, DeviceCtx};
+use crate::context::{Chunked, DeviceCtx, Launch};
 use crate::repr::{as_words, as_words_mut, DeviceRepr};
 use crate::source::ProgramKind;
 use crate::OpenClBackend;
@@ -824,32 +824,37 @@ impl OpenClBackend {
         let block = SCAN_PER * scan_items;
         let blocks = buckets.div_ceil(block);
         let block_sums = temp("msm bucket block sums", 2 * windows * blocks)?;
-        ctx.kernel(A::PROGRAM, &name("msm_scan_blocks"))?
-            .mem(&counts.0)?
-            .mem(&block_sums.0)?
-            .local_words(2 * scan_items + 2)?
-            .u32(buckets as u32)?
-            .u32(block as u32)?
-            .u32(windows as u32)?
-            .run(windows * blocks * scan_items, Some(scan_items))?;
+        let scan_local = 2 * scan_items + 2;
+        // The two kernels over every block of every set: the same trailing arguments and
+        // one group per block.
+        let over_blocks = |launch: Launch<'_>| {
+            launch
+                .local_words(scan_local)?
+                .u32(buckets as u32)?
+                .u32(block as u32)?
+                .u32(windows as u32)?
+                .run(windows * blocks * scan_items, Some(scan_items))
+        };
+        over_blocks(
+            ctx.kernel(A::PROGRAM, &name("msm_scan_blocks"))?
+                .mem(&counts.0)?
+                .mem(&block_sums.0)?,
+        )?;
         ctx.kernel(A::PROGRAM, &name("msm_scan_sets"))?
             .mem(&block_sums.0)?
             .mem(&totals.0)?
-            .local_words(2 * scan_items + 2)?
+            .local_words(scan_local)?
             .u32(blocks as u32)?
             .u32(seg_len as u32)?
             .run(windows * scan_items, Some(scan_items))?;
-        ctx.kernel(A::PROGRAM, &name("msm_scan"))?
-            .mem(&counts.0)?
-            .mem(&block_sums.0)?
-            .mem(&off.0)?
-            .mem(&cursor.0)?
-            .mem(&rank.0)?
-            .local_words(2 * scan_items + 2)?
-            .u32(buckets as u32)?
-            .u32(block as u32)?
-            .u32(windows as u32)?
-            .run(windows * blocks * scan_items, Some(scan_items))?;
+        over_blocks(
+            ctx.kernel(A::PROGRAM, &name("msm_scan"))?
+                .mem(&counts.0)?
+                .mem(&block_sums.0)?
+                .mem(&off.0)?
+                .mem(&cursor.0)?
+                .mem(&rank.0)?,
+        )?;
         drop((counts, block_sums));
 
         let entries = temp("msm sorted entries", windows * span)?;
