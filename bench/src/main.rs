@@ -72,12 +72,13 @@ fn run(opts: &Options) -> Result<(), String> {
         backends_run.push("cpu");
     }
     // `opencl-shifted` only on request: its tables cost 12-16 times the bases' memory.
-    let opencl_labels = ["opencl", "opencl-shifted"]
+    let [plain, shifted] = options::OPENCL_BACKENDS;
+    let opencl_labels = [plain, shifted]
         .into_iter()
-        .filter(|&l| wants(l) && (l == "opencl" || !opts.backends.is_empty()));
+        .filter(|&l| wants(l) && (l == plain || !opts.backends.is_empty()));
     for label in opencl_labels {
         #[cfg(feature = "opencl")]
-        match opencl_backend(opts, label == "opencl-shifted") {
+        match opencl_backend(opts, label == shifted) {
             Ok(gpu) => {
                 let peers = std::mem::take(&mut peers_pending);
                 ladder(&gpu, label, opts, peers, &mut rows)?;

@@ -92,6 +92,9 @@ pub struct Options {
 }
 
 /// The usage text.
+/// The OpenCL backends `--backends` names: plain, and with shifted MSM bases.
+pub const OPENCL_BACKENDS: [&str; 2] = ["opencl", "opencl-shifted"];
+
 pub const USAGE: &str = "\
 usage: cargo xtask bench [options]
 
@@ -162,10 +165,11 @@ impl Options {
                     if let Some(b) = opts
                         .backends
                         .iter()
-                        .find(|b| !["cpu", "opencl", "opencl-shifted"].contains(&b.as_str()))
+                        .find(|b| b.as_str() != "cpu" && !OPENCL_BACKENDS.contains(&b.as_str()))
                     {
                         return Err(format!(
-                            "unknown backend `{b}` (expected cpu, opencl, opencl-shifted)"
+                            "unknown backend `{b}` (expected cpu, {})",
+                            OPENCL_BACKENDS.join(", ")
                         ));
                     }
                 }
