@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use crate::ptx::Reduction;
 use ff::PrimeField;
 use sluice_field::{Fq, Fr};
 
@@ -58,27 +59,27 @@ impl ProgramKind {
         let mut s = String::from(COMMON);
         match self {
             ProgramKind::Fr => {
-                push_field::<4>(&mut s, "Fr", &FR_CONSTS);
+                push_field::<4>(&mut s, "Fr", &FR_CONSTS, FR_ROWS);
                 s.push_str(FR_OPS);
             }
             ProgramKind::G1Msm => {
                 s.insert_str(0, NOINLINE_MUL);
                 push_scalar_defines(&mut s);
-                push_field::<6>(&mut s, "Fq", &FQ_CONSTS);
+                push_field::<6>(&mut s, "Fq", &FQ_CONSTS, FQ_ROWS);
                 push_curve(&mut s, "Fq", "G1");
             }
             ProgramKind::G2Msm => {
                 s.insert_str(0, NOINLINE_CURVE);
                 s.insert_str(0, NOINLINE_MUL);
                 push_scalar_defines(&mut s);
-                push_field::<6>(&mut s, "Fq", &FQ_CONSTS);
+                push_field::<6>(&mut s, "Fq", &FQ_CONSTS, FQ_ROWS);
                 s.push_str(FQ2);
                 push_curve(&mut s, "Fq2", "G2");
             }
             #[cfg(test)]
             ProgramKind::FieldTest => {
-                push_field::<4>(&mut s, "Fr", &FR_CONSTS);
-                push_field::<6>(&mut s, "Fq", &FQ_CONSTS);
+                push_field::<4>(&mut s, "Fr", &FR_CONSTS, FR_ROWS);
+                push_field::<6>(&mut s, "Fq", &FQ_CONSTS, FQ_ROWS);
                 s.push_str(FQ2);
                 s.push_str(include_str!("../kernels/field_test.cl"));
             }
@@ -127,8 +128,19 @@ fn limbs32(limbs: &[u64]) -> String {
     s
 }
 
-/// The generated header of one field (type, constants, PTX helpers), then field.cl for it.
-fn push_field<const N: usize>(s: &mut String, name: &str, c: &FieldConsts<N>) {
+/// Fr's Montgomery rows: split. On the H200 the NTT ran 6.5% faster at 2^27 (63.1 -> 59.2
+/// ms) and 7% at 2^24 (BENCHMARKS.md, ninth session), as the offline SASS counts predicted
+/// (Fr's fused reduction products compile to an `IMAD` plus a half-rate `IMAD.HI`).
+const FR_ROWS: Reduction = Reduction::Split;
+/// Fq's Montgomery rows: fused (`ptxas` already builds them from `IMAD.WIDE`; split, the
+/// carry additions would only move onto the multiply pipe).
+const FQ_ROWS: Reduction = Reduction::Fused;
+
+/// The generated header of one field (type, constants, PTX helpers), then field.cl for it,
+/// its Montgomery rows in the form `rows` unless the build defines
+/// `SLUICE_<OTHER>_<NAME>_ROWS` (e.g. `-DSLUICE_FUSED_FR_ROWS`, `-DSLUICE_SPLIT_FQ_ROWS`;
+/// see [`Reduction`]), the switch for A/B runs.
+fn push_field<const N: usize>(s: &mut String, name: &str, c: &FieldConsts<N>, rows: Reduction) {
     let limbs = 2 * N;
     let _ = writeln!(
         s,
@@ -149,16 +161,16 @@ fn push_field<const N: usize>(s: &mut String, name: &str, c: &FieldConsts<N>) {
         .iter()
         .flat_map(|l| [*l as u32, (*l >> 32) as u32])
         .collect();
-    // The product's rows with the reduction fused (the default) or split
-    // (`-DSLUICE_SPLIT_<NAME>_ROWS`; see `ptx::Reduction`).
     let mul = |reduction| {
         crate::ptx::montgomery_mul_nocarry(name, limbs, &modulus, c.inv as u32, reduction)
     };
+    let other = rows.other();
     let mul = format!(
-        "#ifdef SLUICE_SPLIT_{}_ROWS\n{}#else\n{}#endif\n",
+        "#ifdef SLUICE_{}_{}_ROWS\n{}#else\n{}#endif\n",
+        other.macro_name(),
         name.to_uppercase(),
-        mul(crate::ptx::Reduction::Split),
-        mul(crate::ptx::Reduction::Fused)
+        mul(other),
+        mul(rows)
     );
     s.push_str(&FIELD.replace("FIELD", name).replace("@MUL_PTX@", &mul));
 }
@@ -193,6 +205,22 @@ mod tests {
         assert!(!g1.contains("FIELD") && !g1.contains("POINT"));
         let g2 = ProgramKind::G2Msm.source();
         assert!(g2.contains("G2_msm_accumulate") && !g2.contains("G1_"));
+    }
+
+    /// Without a switch the preprocessor keeps the `#else` branch: Fr's split rows, Fq's
+    /// fused ones.
+    #[test]
+    fn rows_default_to_split_for_fr_and_fused_for_fq() {
+        let default_branch = |src: &str, switch: &str| -> String {
+            let at = src.find(switch).expect("the switch is in the source");
+            let rest = &src[at..];
+            let (from, to) = (rest.find("#else").unwrap(), rest.find("#endif").unwrap());
+            rest[from..to].to_string()
+        };
+        let fr = default_branch(&ProgramKind::Fr.source(), "#ifdef SLUICE_FUSED_FR_ROWS");
+        assert!(fr.contains("neg.s32 m") && !fr.contains("mad.wide.u32 w, m,"));
+        let fq = default_branch(&ProgramKind::G1Msm.source(), "#ifdef SLUICE_SPLIT_FQ_ROWS");
+        assert!(fq.contains("mad.wide.u32 w, m,"));
     }
 }
 
