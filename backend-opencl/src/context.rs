@@ -56,16 +56,25 @@ pub(crate) struct DeviceCtx {
 
 /// Transfers at least this large go through the pinned staging buffers.
 const STAGED_MIN_WORDS: usize = 1 << 20;
-/// Words per staging buffer (16 MiB): large enough for full-speed DMA, small enough to
-/// keep the copy and the transfer of the next piece overlapped.
-const STAGING_WORDS: usize = 1 << 22;
+/// Pinned staging buffers: up to this many pieces in flight while the host copies the next.
+const STAGING_SLOTS: usize = 4;
 
-/// Two pinned (`CL_MEM_ALLOC_HOST_PTR`, mapped) host buffers: a transfer copies one piece
-/// into one while the device reads the other, so DMA runs at pinned speed.
+/// Words per staging buffer: 4 MiB by default, `SLUICE_STAGING_KIB` (64 to 65536) for
+/// experiments; read once. The device idles while the host copies a transfer's first
+/// piece, so pieces are small; the 16 MiB pieces of earlier sessions made a 32 MB upload
+/// wait for a 16 MiB host copy before its first DMA.
+fn staging_words() -> usize {
+    static WORDS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *WORDS.get_or_init(|| crate::env_in("SLUICE_STAGING_KIB", 64..=65536).unwrap_or(4096) * 256)
+}
+
+/// Pinned (`CL_MEM_ALLOC_HOST_PTR`, mapped) host buffers: a transfer copies one piece into
+/// a free one while the device reads the others, so DMA runs at pinned speed.
 struct Staging {
     /// Kept alive: the mapped memory belongs to them.
-    _buffers: [core::Mem; 2],
-    ptrs: [*mut u32; 2],
+    _buffers: Vec<core::Mem>,
+    ptrs: Vec<*mut u32>,
+    words: usize,
 }
 
 // SAFETY: the raw pointers are the mappings of `buffers`, valid as long as they live; they
@@ -74,13 +83,14 @@ unsafe impl Send for Staging {}
 
 impl Staging {
     fn new(ctx: &DeviceCtx) -> Result<Self, core::Error> {
+        let words = staging_words();
         let make = || -> Result<(core::Mem, *mut u32), core::Error> {
             // SAFETY: no host pointer is passed; the mapping is written before it is read.
             let mem = unsafe {
                 core::create_buffer(
                     &ctx.context,
                     MemFlags::new().read_write().alloc_host_ptr(),
-                    STAGING_WORDS,
+                    words,
                     None::<&[u32]>,
                 )
             }?;
@@ -92,27 +102,31 @@ impl Staging {
                     true,
                     core::MapFlags::new().read().write(),
                     0,
-                    STAGING_WORDS,
+                    words,
                     None::<Event>,
                     None::<&mut Event>,
                 )
             }?;
             Ok((mem, map.as_mut_ptr()))
         };
-        let (m0, p0) = make()?;
-        let (m1, p1) = make()?;
+        let (buffers, ptrs) = (0..STAGING_SLOTS)
+            .map(|_| make())
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .unzip();
         Ok(Staging {
-            _buffers: [m0, m1],
-            ptrs: [p0, p1],
+            _buffers: buffers,
+            ptrs,
+            words,
         })
     }
 
-    /// The mapped words of buffer `i`.
+    /// The mapped words of buffer `i` (any index: taken modulo the slot count).
     #[allow(clippy::mut_from_ref)]
     fn slot(&self, i: usize) -> &mut [u32] {
-        // SAFETY: ptrs[i] maps STAGING_WORDS words that live as long as self; callers hold
+        // SAFETY: each pointer maps `words` words that live as long as self; callers hold
         // the staging lock and wait for a slot's transfer before touching it again.
-        unsafe { std::slice::from_raw_parts_mut(self.ptrs[i], STAGING_WORDS) }
+        unsafe { std::slice::from_raw_parts_mut(self.ptrs[i % STAGING_SLOTS], self.words) }
     }
 }
 
@@ -178,8 +192,8 @@ impl DeviceCtx {
         core::wait_for_event(event).map_err(|e| driver_error("clWaitForEvents", &e))
     }
 
-    /// A write in staged pieces: piece k is copied into slot k mod 2 once that slot's
-    /// previous transfer is done, then sent without blocking.
+    /// A write in staged pieces: piece k is copied into slot k mod `STAGING_SLOTS` once
+    /// that slot's previous transfer is done, then sent without blocking.
     fn write_staged(
         &self,
         st: &Staging,
@@ -187,9 +201,9 @@ impl DeviceCtx {
         offset: usize,
         data: &[u32],
     ) -> Result<(), BackendError> {
-        let mut pending: [Option<Event>; 2] = [None, None];
-        for (k, piece) in data.chunks(STAGING_WORDS).enumerate() {
-            let slot = k % 2;
+        let mut pending: [Option<Event>; STAGING_SLOTS] = Default::default();
+        for (k, piece) in data.chunks(st.words).enumerate() {
+            let slot = k % STAGING_SLOTS;
             if let Some(e) = pending[slot].take() {
                 Self::wait(&e)?;
             }
@@ -203,7 +217,7 @@ impl DeviceCtx {
                     &self.queue,
                     mem,
                     false,
-                    offset + k * STAGING_WORDS,
+                    offset + k * st.words,
                     buf,
                     None::<Event>,
                     Some(&mut event),
@@ -216,7 +230,8 @@ impl DeviceCtx {
         pending.iter().flatten().try_for_each(Self::wait)
     }
 
-    /// A read in staged pieces: piece k + 1 is requested before piece k is copied out.
+    /// A read in staged pieces: one request per slot in flight; piece k's slot takes piece
+    /// k + `STAGING_SLOTS` once piece k is copied out.
     fn read_staged(
         &self,
         st: &Staging,
@@ -232,8 +247,8 @@ impl DeviceCtx {
                     &self.queue,
                     mem,
                     false,
-                    offset + k * STAGING_WORDS,
-                    &mut st.slot(k % 2)[..len],
+                    offset + k * st.words,
+                    &mut st.slot(k)[..len],
                     None::<Event>,
                     Some(&mut event),
                 )
@@ -242,18 +257,21 @@ impl DeviceCtx {
             self.log_transfer(TO_HOST, &event);
             Ok(event)
         };
-        let pieces: Vec<&mut [u32]> = out.chunks_mut(STAGING_WORDS).collect();
+        let pieces: Vec<&mut [u32]> = out.chunks_mut(st.words).collect();
         let lens: Vec<usize> = pieces.iter().map(|p| p.len()).collect();
-        let mut next = Some(request(0, lens[0])?);
+        let mut requested = std::collections::VecDeque::with_capacity(STAGING_SLOTS);
+        for (k, &len) in lens.iter().enumerate().take(STAGING_SLOTS) {
+            requested.push_back(request(k, len)?);
+        }
         for (k, piece) in pieces.into_iter().enumerate() {
-            let current = next.take();
-            if k + 1 < lens.len() {
-                next = Some(request(k + 1, lens[k + 1])?);
-            }
-            if let Some(e) = current {
+            if let Some(e) = requested.pop_front() {
                 Self::wait(&e)?;
             }
-            copy_words(piece, &st.slot(k % 2)[..lens[k]]);
+            copy_words(piece, &st.slot(k)[..lens[k]]);
+            // The slot is free again: it takes the piece STAGING_SLOTS further on.
+            if let Some(&len) = lens.get(k + STAGING_SLOTS) {
+                requested.push_back(request(k + STAGING_SLOTS, len)?);
+            }
         }
         Ok(())
     }
