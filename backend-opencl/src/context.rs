@@ -23,6 +23,60 @@ const TO_DEVICE: &str = "(host to device)";
 const TO_HOST: &str = "(device to host)";
 const ON_DEVICE: &str = "(device copy or fill)";
 
+/// Device idle gaps at least this long are left out of a profile's idle rows.
+pub(crate) const IDLE_GAP_MAX_MS: f64 = 10.0;
+
+/// One device's profile since its last report.
+pub(crate) struct ProfileReport {
+    /// Device time per kernel or transfer direction.
+    pub(crate) busy: Vec<KernelProfile>,
+    /// Device idle time before each kind of command, over gaps shorter than
+    /// [`IDLE_GAP_MAX_MS`] (`launches`: how many gaps).
+    pub(crate) idle: Vec<KernelProfile>,
+    /// Gaps of [`IDLE_GAP_MAX_MS`] or more, not in `idle`.
+    pub(crate) long_gaps: usize,
+}
+
+/// Adds `ms` to the row named `name`, or starts it.
+fn add_to_row(rows: &mut Vec<KernelProfile>, name: &str, ms: f64, wg: usize, private: u64) {
+    match rows.iter_mut().find(|r| r.name == name) {
+        Some(entry) => {
+            entry.launches += 1;
+            entry.ms += ms;
+        }
+        None => rows.push(KernelProfile {
+            name: name.to_owned(),
+            launches: 1,
+            ms,
+            work_group_limit: wg,
+            private_bytes: private,
+        }),
+    }
+}
+
+/// The device's idle time between commands, from their `(start, end, name)` in device
+/// nanoseconds: each gap is charged to the command that ends it (the device idles while
+/// the host copies, waits or enqueues). Gaps of [`IDLE_GAP_MAX_MS`] or more are the
+/// caller's own work between operations (a bench preparing its next row): only counted.
+fn idle_gaps(mut spans: Vec<(u64, u64, String)>) -> (Vec<KernelProfile>, usize) {
+    spans.sort_by_key(|s| s.0);
+    let mut idle = Vec::new();
+    let mut long_gaps = 0;
+    let mut last_end: Option<u64> = None;
+    for (start, end, name) in spans {
+        if let Some(prev) = last_end {
+            let gap_ms = start.saturating_sub(prev) as f64 * 1e-6;
+            if gap_ms >= IDLE_GAP_MAX_MS {
+                long_gaps += 1;
+            } else if gap_ms > 0.0 {
+                add_to_row(&mut idle, &name, gap_ms, 0, 0);
+            }
+        }
+        last_end = Some(last_end.map_or(end, |p| p.max(end)));
+    }
+    (idle, long_gaps)
+}
+
 /// One kernel's line of a profile report.
 pub(crate) struct KernelProfile {
     pub(crate) name: String,
@@ -279,34 +333,32 @@ impl DeviceCtx {
     /// With `SLUICE_PROFILE=1`, the device time of the kernels launched and the transfers
     /// made since the last report, summed per kernel name or transfer direction (after
     /// waiting for the queue); `None` otherwise.
-    pub(crate) fn profile_report(&self) -> Option<Vec<KernelProfile>> {
+    pub(crate) fn profile_report(&self) -> Option<ProfileReport> {
         let profile = self.profile.as_ref()?;
         core::finish(&self.queue).ok()?;
         let events = std::mem::take(&mut *lock(profile));
-        let mut per_name: Vec<KernelProfile> = Vec::new();
+        let mut busy: Vec<KernelProfile> = Vec::new();
+        let mut spans = Vec::with_capacity(events.len());
         for (name, event, wg, private) in events {
             let time = |what| {
                 core::get_event_profiling_info(&event, what)
                     .and_then(|r| r.time())
                     .unwrap_or(0)
             };
-            let ns =
-                time(core::ProfilingInfo::End).saturating_sub(time(core::ProfilingInfo::Start));
-            match per_name.iter_mut().find(|r| r.name == name) {
-                Some(entry) => {
-                    entry.launches += 1;
-                    entry.ms += ns as f64 * 1e-6;
-                }
-                None => per_name.push(KernelProfile {
-                    name,
-                    launches: 1,
-                    ms: ns as f64 * 1e-6,
-                    work_group_limit: wg,
-                    private_bytes: private,
-                }),
-            }
+            let (start, end) = (
+                time(core::ProfilingInfo::Start),
+                time(core::ProfilingInfo::End),
+            );
+            let ms = end.saturating_sub(start) as f64 * 1e-6;
+            add_to_row(&mut busy, &name, ms, wg, private);
+            spans.push((start, end, name));
         }
-        Some(per_name)
+        let (idle, long_gaps) = idle_gaps(spans);
+        Some(ProfileReport {
+            busy,
+            idle,
+            long_gaps,
+        })
     }
 
     /// Submits what is queued without waiting for it: a device whose work is only
@@ -768,5 +820,32 @@ impl Chunked {
             done += n;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::idle_gaps;
+
+    #[test]
+    fn idle_gaps_are_charged_to_the_next_command_and_long_ones_left_out() {
+        let ms = 1_000_000;
+        let spans = vec![
+            // Out of order on purpose: the report sorts by start.
+            (5 * ms, 6 * ms, "b".to_string()),
+            (0, 2 * ms, "a".to_string()),
+            // Overlaps b: no gap.
+            (5 * ms + 10, 7 * ms, "c".to_string()),
+            (8 * ms, 9 * ms, "b".to_string()),
+            // 20 ms after the last end: a long gap, only counted.
+            (29 * ms, 30 * ms, "a".to_string()),
+        ];
+        let (idle, long_gaps) = idle_gaps(spans);
+        assert_eq!(long_gaps, 1);
+        assert_eq!(idle.len(), 1, "only b ends gaps shorter than the limit");
+        assert_eq!(idle[0].name, "b");
+        assert_eq!(idle[0].launches, 2);
+        // 2 -> 5 ms and 7 -> 8 ms.
+        assert!((idle[0].ms - 4.0).abs() < 1e-9, "{}", idle[0].ms);
     }
 }

@@ -26,7 +26,8 @@
 //! `SLUICE_CAPTURE_DIR` / `SLUICE_CAPTURE_KERNEL` / `SLUICE_CAPTURE_COUNT`: record chosen
 //! launches for replay under NVIDIA's profiler (see `capture.rs`).
 //! `SLUICE_PROFILE=1`: queues record every kernel's and every transfer's device time;
-//! [`OpenClBackend::profile_report`] sums it per kernel and per transfer direction, and a
+//! [`OpenClBackend::profile_report`] sums it per kernel and per transfer direction, with
+//! the device's idle time between commands charged to the command after it, and a
 //! backend prints what is left unreported to stderr when it is dropped.
 //!
 //! # Unsupported
@@ -174,29 +175,46 @@ impl OpenClBackend {
     }
 
     /// With `SLUICE_PROFILE=1`: per device, the device time of each kernel launched since
-    /// the last report (launches, total milliseconds) and of the transfers each way, as a
-    /// table, after waiting for the queues; `None` when profiling is off.
+    /// the last report (launches, total milliseconds) and of the transfers each way, then
+    /// the time the device idled before each kind of command (gaps under 10 ms: the host
+    /// copying, waiting or enqueueing), as a table, after waiting for the queues; `None`
+    /// when profiling is off.
     pub fn profile_report(&self) -> Option<String> {
-        let mut out = String::new();
-        for (d, ctx) in self.devices.iter().enumerate() {
-            let mut rows = ctx.profile_report()?;
+        let line = |r: &context::KernelProfile, prefix: &str| {
+            let mut l = format!(
+                "  {:<36} {:>7} launches {:>12.3} ms",
+                format!("{prefix}{}", r.name),
+                r.launches,
+                r.ms
+            );
+            // Transfers and idle rows have no kernel resources.
+            if r.work_group_limit > 0 {
+                l += &format!(
+                    "   wg<={} private {} B",
+                    r.work_group_limit, r.private_bytes
+                );
+            }
+            l + "\n"
+        };
+        let sorted = |mut rows: Vec<context::KernelProfile>| {
             rows.sort_by(|a, b| b.ms.total_cmp(&a.ms));
             let total: f64 = rows.iter().map(|r| r.ms).sum();
+            (rows, total)
+        };
+        let mut out = String::new();
+        for (d, ctx) in self.devices.iter().enumerate() {
+            let report = ctx.profile_report()?;
+            let (busy, total) = sorted(report.busy);
             out += &format!("profile device {d} ({}): {total:.3} ms\n", ctx.info.name);
-            for r in rows {
-                out += &format!(
-                    "  {:<28} {:>7} launches {:>12.3} ms",
-                    r.name, r.launches, r.ms
-                );
-                // Transfers have no kernel resources.
-                if r.work_group_limit > 0 {
-                    out += &format!(
-                        "   wg<={} private {} B",
-                        r.work_group_limit, r.private_bytes
-                    );
-                }
-                out += "\n";
-            }
+            busy.iter().for_each(|r| out += &line(r, ""));
+            let (idle, total) = sorted(report.idle);
+            out += &format!(
+                "  device idle between commands: {total:.3} ms ({} gaps of {} ms or more left \
+                 out)\n",
+                report.long_gaps,
+                context::IDLE_GAP_MAX_MS
+            );
+            idle.iter().for_each(|r| out += &line(r, "idle before "));
         }
         Some(out)
     }
