@@ -26,7 +26,32 @@ inline bool FIELD_is_zero(FIELD a) {
   return acc == 0;
 }
 
-// FIELD_add_nc and FIELD_sub_nc, the carry chains: chains.cl or the PTX of src/ptx.rs.
+#ifndef SLUICE_NVIDIA
+// a + b mod 2^(32 FIELD_LIMBS) (the NVIDIA build uses a generated PTX chain instead).
+inline FIELD FIELD_add_nc(FIELD a, FIELD b) {
+  FIELD r;
+  uint carry = 0;
+  for (uint i = 0; i < FIELD_LIMBS; i++) {
+    ulong s = (ulong)a.v[i] + (ulong)b.v[i] + (ulong)carry;
+    r.v[i] = (uint)s;
+    carry = (uint)(s >> 32);
+  }
+  return r;
+}
+
+// a - b mod 2^(32 FIELD_LIMBS); *borrow = 1 when b > a.
+inline FIELD FIELD_sub_nc(FIELD a, FIELD b, uint *borrow) {
+  FIELD r;
+  uint br = 0;
+  for (uint i = 0; i < FIELD_LIMBS; i++) {
+    ulong d = (ulong)a.v[i] - (ulong)b.v[i] - (ulong)br;
+    r.v[i] = (uint)d;
+    br = (uint)(d >> 63);
+  }
+  *borrow = br;
+  return r;
+}
+#endif
 
 // The final reductions below are branch-free (masks made from a borrow instead of `if`),
 // so the lanes of a GPU warp never diverge inside a field operation.

@@ -28,12 +28,10 @@ __kernel void fq_ops(__global const Fq *a, __global const Fq *b, __global Fq *ou
 __kernel void fq2_ops(__global const Fq2 *a, __global const Fq2 *b, __global Fq2 *out, uint n) {
   uint i = get_global_id(0);
   if (i >= n) return;
-  out[8 * i + 0] = Fq2_add(a[i], b[i]);
-  out[8 * i + 1] = Fq2_sub(a[i], b[i]);
-  out[8 * i + 2] = Fq2_mul_reduced(a[i], b[i]);
-  out[8 * i + 3] = Fq2_sqr(a[i]);
-  out[8 * i + 4] = Fq2_neg(a[i]);
-  out[8 * i + 5] = Fq2_inv(a[i]);
-  out[8 * i + 6] = Fq2_mul_lazy(a[i], b[i]);
-  out[8 * i + 7] = Fq2_mul(a[i], b[i]);
+  out[6 * i + 0] = Fq2_add(a[i], b[i]);
+  out[6 * i + 1] = Fq2_sub(a[i], b[i]);
+  out[6 * i + 2] = Fq2_mul(a[i], b[i]);
+  out[6 * i + 3] = Fq2_sqr(a[i]);
+  out[6 * i + 4] = Fq2_neg(a[i]);
+  out[6 * i + 5] = Fq2_inv(a[i]);
 }
