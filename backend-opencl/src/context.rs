@@ -113,13 +113,14 @@ const STAGED_MIN_WORDS: usize = 1 << 20;
 /// Pinned staging buffers: up to this many pieces in flight while the host copies the next.
 const STAGING_SLOTS: usize = 4;
 
-/// Words per staging buffer: 4 MiB by default, `SLUICE_STAGING_KIB` (64 to 65536) for
-/// experiments; read once. The device idles while the host copies a transfer's first
-/// piece, so pieces are small; the 16 MiB pieces of earlier sessions made a 32 MB upload
-/// wait for a 16 MiB host copy before its first DMA.
+/// Words per staging buffer: 16 MiB by default, `SLUICE_STAGING_KIB` (64 to 65536) for
+/// experiments; read once. Smaller pieces start the first DMA sooner, but on the H200
+/// 4 MiB pieces made a G1 2^20 MSM 3% slower than 16 MiB ones (BENCHMARKS.md, ninth
+/// session): the host's copy into pinned memory, not the DMA, sets the pace, and each
+/// piece costs a gap.
 fn staging_words() -> usize {
     static WORDS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *WORDS.get_or_init(|| crate::env_in("SLUICE_STAGING_KIB", 64..=65536).unwrap_or(4096) * 256)
+    *WORDS.get_or_init(|| crate::env_in("SLUICE_STAGING_KIB", 64..=65536).unwrap_or(16384) * 256)
 }
 
 /// Pinned (`CL_MEM_ALLOC_HOST_PTR`, mapped) host buffers: a transfer copies one piece into

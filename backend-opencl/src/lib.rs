@@ -22,7 +22,7 @@
 //! MSM's window bits, entries per accumulate segment, pieces per reduce work item, the point
 //! kernels' work-group size (0: the driver's choice) and the scalars per work item of the
 //! count and the scatter, instead of the defaults (see `kernels/msm.cl`).
-//! `SLUICE_STAGING_KIB`: the size of each pinned staging piece (default 4096).
+//! `SLUICE_STAGING_KIB`: the size of each pinned staging piece (default 16384).
 //! `SLUICE_CAPTURE_DIR` / `SLUICE_CAPTURE_KERNEL` / `SLUICE_CAPTURE_COUNT`: record chosen
 //! launches for replay under NVIDIA's profiler (see `capture.rs`).
 //! `SLUICE_PROFILE=1`: queues record every kernel's and every transfer's device time;
@@ -875,8 +875,8 @@ mod tests {
         };
         let seed = 4100;
         let mut r = rng(seed);
-        // 2^20 + 12345 scalars: eight full 4 MiB pieces and a partial one, so every
-        // staging slot is reused in both directions.
+        // 2^20 + 12345 scalars: two full 16 MiB pieces and a partial one (with
+        // SLUICE_STAGING_KIB=4096, more pieces than slots: each slot reused both ways).
         let n = (1 << 20) + 12345;
         let x: Vec<Fr> = (0..n).map(|_| Fr::random(&mut r)).collect();
         let mut buf = b.alloc_fr("staged", n).unwrap();
