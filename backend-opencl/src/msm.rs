@@ -553,11 +553,7 @@ impl OpenClBackend {
         // policy (one thread queueing for both measured no overlap on two H200s).
         let table = bases.shifted.as_ref().map(|t| (t.c, t.spans.as_slice()));
         let per_device = |d: usize, batches: Vec<Batch>| -> Result<A::Proj, BackendError> {
-            // One launch's temporaries at a time: the previous launch is finished (its
-            // sums read, its buffers released) before the next allocates. The device
-            // idles once per launch for that, not once per early release.
-            let mut total = A::identity();
-            let mut pending: Option<Pending<'_, A>> = None;
+            let mut pending = Vec::with_capacity(batches.len());
             for (c, base_offset, k0, count, early) in batches {
                 let scalars = match early {
                     Some(s) => s,
@@ -577,10 +573,7 @@ impl OpenClBackend {
                         ),
                         _ => (&bases.parts[d].chunks[c], 0),
                     };
-                    if let Some(previous) = pending.take() {
-                        total = A::add(&total, &previous.finish()?);
-                    }
-                    pending = Some(self.launch::<A>(
+                    pending.push(self.launch::<A>(
                         d,
                         (mem, base_offset, stride),
                         &scalars.0,
@@ -588,10 +581,12 @@ impl OpenClBackend {
                         plan,
                     )?);
                 }
+                // Submit now: the next batch's upload then overlaps this one's compute.
                 self.devices[d].flush()?;
             }
-            if let Some(last) = pending {
-                total = A::add(&total, &last.finish()?);
+            let mut total = A::identity();
+            for p in pending {
+                total = A::add(&total, &p.finish()?);
             }
             Ok(total)
         };
@@ -770,8 +765,7 @@ impl OpenClBackend {
     /// Enqueues one Pippenger launch (the kernels of `kernels/msm.cl`, in order) of `plan`
     /// over `count` scalars and the bases from element `offset` of `bases` (`(bases,
     /// offset, stride)`: a folded plan's window k lies `stride` elements after window k -
-    /// 1); one point per bucket set stays on the device, and the launch's temporaries
-    /// with it until [`Pending::finish`].
+    /// 1); one point per bucket set stays on the device.
     fn launch<A: GpuCurve>(
         &self,
         d: usize,
@@ -804,8 +798,8 @@ impl OpenClBackend {
             Some(g) => Some(g),
             None => A::POINT_GROUP,
         };
-        // Every temporary lives until the launch's results are read (see `Pending`): the
-        // launch's scratch is their sum, as `msm_scratch` counts it.
+        // Buffers are dropped as soon as the last kernel using them is enqueued: OpenCL
+        // frees them once that kernel is done.
         let counts = temp("msm bucket counts", windows * buckets)?;
         ctx.fill_zero(&counts.0, windows * buckets)?;
         let items = count.div_ceil(per_item);
@@ -861,7 +855,7 @@ impl OpenClBackend {
                 .mem(&cursor.0)?
                 .mem(&rank.0)?,
         )?;
-        let mut temps = vec![counts, block_sums];
+        drop((counts, block_sums));
 
         let entries = temp("msm sorted entries", windows * span)?;
         ctx.kernel(A::PROGRAM, &name("msm_scatter"))?
@@ -897,7 +891,7 @@ impl OpenClBackend {
             .u32(cap as u32)?
             .u32(windows as u32)?
             .run_any_group(windows * segs, point_group)?;
-        temps.extend([entries, off, cursor, rank]);
+        drop((entries, off, cursor, rank));
 
         let mut sums = temp("msm window slices", windows * slices * pw)?;
         ctx.kernel(A::PROGRAM, &name("msm_reduce"))?
@@ -909,7 +903,7 @@ impl OpenClBackend {
             .u32(slices as u32)?
             .u32(windows as u32)?
             .run_any_group(windows * slices, point_group)?;
-        temps.extend([partials, keys, totals]);
+        drop((partials, keys, totals));
 
         // Slices are a power of two, so every group lies within one window.
         let mut per_window = slices;
@@ -923,12 +917,11 @@ impl OpenClBackend {
                 .u32((windows * per_window) as u32)?
                 .u32(group as u32)?
                 .run_any_group(windows * per_window, point_group)?;
-            temps.push(std::mem::replace(&mut sums, next));
+            sums = next;
         }
         Ok(Pending {
             ctx,
             results: sums,
-            _temps: temps,
             per_window,
             plan,
             _curve: PhantomData,
@@ -961,11 +954,6 @@ struct Pending<'a, A: GpuCurve> {
     ctx: &'a DeviceCtx,
     /// `per_window` points per window, window by window, that add up to its sum.
     results: (ocl::core::Mem, Allocation),
-    /// The launch's other temporaries, released once its results are read: releasing a
-    /// buffer that queued kernels still use made the NVIDIA driver wait for them, so each
-    /// early release left the H200 idle while the host caught up (about 1 ms of a 16 ms
-    /// G1 2^20 MSM, BENCHMARKS.md ninth session).
-    _temps: Vec<(ocl::core::Mem, Allocation)>,
     per_window: usize,
     plan: Plan,
     _curve: PhantomData<A>,
