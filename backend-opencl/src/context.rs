@@ -111,7 +111,9 @@ pub(crate) struct DeviceCtx {
 /// Transfers at least this large go through the pinned staging buffers.
 const STAGED_MIN_WORDS: usize = 1 << 20;
 /// Pinned staging buffers: up to this many pieces in flight while the host copies the next.
-const STAGING_SLOTS: usize = 4;
+/// Two, as since the third session: four (the ninth session's A/B runs) were never
+/// measured against two, and pin twice the host memory.
+const STAGING_SLOTS: usize = 2;
 
 /// Words per staging buffer: 16 MiB by default, `SLUICE_STAGING_KIB` (64 to 65536) for
 /// experiments; read once. Smaller pieces start the first DMA sooner, but on the H200
