@@ -145,6 +145,9 @@ macro_rules! gpu_curve {
 gpu_curve!(G1Affine, G1Projective, ProgramKind::G1Msm, "G1", Some(64));
 gpu_curve!(G2Affine, G2Projective, ProgramKind::G2Msm, "G2", None);
 
+/// Work-group size of the point kernels on CPU devices (see `launch`).
+const CPU_POINT_GROUP: usize = 64;
+
 /// Bits the signed windows cover: one more than the scalars' 255, for the last borrow.
 const DIGIT_BITS: usize = SCALAR_BITS + 1;
 
@@ -796,7 +799,11 @@ impl OpenClBackend {
         let point_group = match tuning()[3] {
             Some(0) => None,
             Some(g) => Some(g),
-            None => A::POINT_GROUP,
+            None if ctx.info.is_gpu => A::POINT_GROUP,
+            // A CPU driver runs a group's items on one thread, each item's private memory
+            // at once: PoCL's own choice (4096) overflowed that for G2 and crashed in the
+            // reduce from 2^15 scalars on.
+            None => Some(CPU_POINT_GROUP),
         };
         // Buffers are dropped as soon as the last kernel using them is enqueued: OpenCL
         // frees them once that kernel is done.
@@ -1183,6 +1190,22 @@ mod tests {
                 sluice_msm::msm_g2_vartime
             );
         }
+    }
+
+    /// A G2 MSM of 2^15 scalars: on a CPU driver the point kernels once ran in PoCL's
+    /// 4096-item groups, whose private memory crashed the reduce from this size on.
+    #[test]
+    fn g2_msm_of_2_15_matches_sluice_msm() {
+        let Some(b) = backend() else { return };
+        let (n, seed) = (1 << 15, 2100);
+        let all = bases::<G2Projective>(n, seed);
+        let resident = b.upload_g2_bases("bases", &all).unwrap();
+        let s = scalars(n, seed + 1);
+        let want = sluice_msm::msm_g2_vartime(&all, &s, None).unwrap();
+        let got = b
+            .msm_g2_vartime(&resident, 0, Scalars::Host(&s), None)
+            .unwrap();
+        assert!(got == want, "G2 MSM of 2^15, seed {seed}");
     }
 
     /// Shifted bases, on one context and on two with small chunks (a table buffer per
