@@ -521,7 +521,12 @@ impl OpenClBackend {
                 }
                 Source::Buffer {
                     buf: &b.data,
-                    index: density.map(|d| d.map_used(|i| i as u32)),
+                    // A density of the first k scalars (h's) reads them in place: no index
+                    // of k words built on the host, uploaded and gathered by (4 (n - 1)
+                    // bytes each way: 512 MB at 2^27).
+                    index: density
+                        .filter(|d| d.used_prefix().is_none())
+                        .map(|d| d.map_used(|i| i as u32)),
                 }
             }
         };
@@ -1076,6 +1081,17 @@ mod tests {
             assert!(
                 got == want,
                 "buffer scalars with density, n {n}, seed {seed}"
+            );
+            // A density of the first n - 1 scalars (h's shape) reads the buffer in place.
+            let mut h = Density::full(n - 1);
+            h.push(false);
+            let want = $cpu(&all[skip..skip + n - 1], &s, Some(&h)).unwrap();
+            let got = b
+                .$msm(&resident, skip, Scalars::Buffer(&sbuf), Some(&h))
+                .unwrap();
+            assert!(
+                got == want,
+                "buffer scalars with a prefix density, n {n}, seed {seed}"
             );
 
             // Fewer scalars than bases uses a prefix; more is an error.

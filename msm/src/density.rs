@@ -89,6 +89,23 @@ impl Density {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
     }
 
+    /// `Some(k)` when the used variables are exactly the first `k` (a prefix: the h query's
+    /// density, every coefficient but the zero top one), so a gather by the used positions
+    /// is a plain copy of the first `k` values; `None` otherwise.
+    pub fn used_prefix(&self) -> Option<usize> {
+        let full = self.words.iter().take_while(|&&w| w == u64::MAX).count();
+        let rest = &self.words[full..];
+        let k = match rest.split_first() {
+            None => full * 64,
+            // The next word holds the prefix's tail as its low bits, and nothing follows.
+            Some((&w, after)) if w & w.wrapping_add(1) == 0 && after.iter().all(|&x| x == 0) => {
+                full * 64 + w.count_ones() as usize
+            }
+            Some(_) => return None,
+        };
+        Some(k.min(self.len))
+    }
+
     /// The used positions in increasing order (word by word: unused runs cost one test per
     /// 64 variables).
     pub fn positions(&self) -> impl Iterator<Item = usize> + '_ {
@@ -241,6 +258,33 @@ mod tests {
                 got: 9
             })
         );
+    }
+
+    #[test]
+    fn used_prefix_only_for_leading_runs() {
+        for len in [0usize, 1, 63, 64, 65, 130, 200] {
+            for k in [0, 1, 63, 64, 65, 128, 129, len] {
+                if k > len {
+                    continue;
+                }
+                let d: Density = (0..len).map(|i| i < k).collect();
+                assert_eq!(d.used_prefix(), Some(k), "len {len}, prefix {k}");
+                if k + 1 < len {
+                    // One more used variable after a gap breaks the prefix.
+                    let mut gap = d.clone();
+                    gap.set(k + 1, true).unwrap();
+                    assert_eq!(gap.used_prefix(), None, "len {len}, prefix {k} + gap");
+                }
+                if k >= 2 {
+                    let mut hole = d.clone();
+                    hole.set(k / 2 - 1, false).unwrap();
+                    assert_eq!(hole.used_prefix(), None, "len {len}, prefix {k} - hole");
+                }
+            }
+        }
+        let mut h = Density::full(100);
+        h.push(false);
+        assert_eq!(h.used_prefix(), Some(100));
     }
 
     #[test]
