@@ -115,7 +115,8 @@ pub(crate) trait GpuCurve: DeviceRepr {
     /// fit an SM. On an H200 the G1 kernels (about 140 registers per item) fit one group of
     /// 256 (8 warps) where seven of 64 (14 warps) fit, and ran 12-14% faster with 64
     /// (accumulate 421 -> 369 ms over a 2^20 and a 2^22 MSM); the G2 kernels, at the
-    /// register cap either way, ran 5% slower with 64 than with the driver's choice.
+    /// register cap either way, ran 5% slower with 64 than with the driver's choice. On
+    /// GPUs only: CPU devices use [`CPU_POINT_GROUP`].
     const POINT_GROUP: Option<usize>;
     fn identity() -> Self::Proj;
     fn add(a: &Self::Proj, b: &Self::Proj) -> Self::Proj;
