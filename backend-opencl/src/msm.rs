@@ -1068,32 +1068,28 @@ mod tests {
                 .unwrap();
             assert!(got == want, "buffer scalars, n {n}, seed {seed}");
 
-            // Density: the bases are dense over the used variables.
-            let d = density(n, seed + 2);
-            let used = d.count_ones();
-            let want = $cpu(&all[skip..skip + used], &s, Some(&d)).unwrap();
-            let got = b
-                .$msm(&resident, skip, Scalars::Host(&s), Some(&d))
-                .unwrap();
-            assert!(got == want, "host scalars with density, n {n}, seed {seed}");
-            let got = b
-                .$msm(&resident, skip, Scalars::Buffer(&sbuf), Some(&d))
-                .unwrap();
-            assert!(
-                got == want,
-                "buffer scalars with density, n {n}, seed {seed}"
-            );
-            // A density of the first n - 1 scalars (h's shape) reads the buffer in place.
-            let mut h = Density::full(n - 1);
-            h.push(false);
-            let want = $cpu(&all[skip..skip + n - 1], &s, Some(&h)).unwrap();
-            let got = b
-                .$msm(&resident, skip, Scalars::Buffer(&sbuf), Some(&h))
-                .unwrap();
-            assert!(
-                got == want,
-                "buffer scalars with a prefix density, n {n}, seed {seed}"
-            );
+            // Density: the bases are dense over the used variables. A density of the first
+            // n - 1 scalars (h's shape) reads a scalar buffer in place.
+            let mut prefix = Density::full(n - 1);
+            prefix.push(false);
+            for (d, what) in [
+                (density(n, seed + 2), "density"),
+                (prefix, "prefix density"),
+            ] {
+                let used = d.count_ones();
+                let want = $cpu(&all[skip..skip + used], &s, Some(&d)).unwrap();
+                let got = b
+                    .$msm(&resident, skip, Scalars::Host(&s), Some(&d))
+                    .unwrap();
+                assert!(got == want, "host scalars with {what}, n {n}, seed {seed}");
+                let got = b
+                    .$msm(&resident, skip, Scalars::Buffer(&sbuf), Some(&d))
+                    .unwrap();
+                assert!(
+                    got == want,
+                    "buffer scalars with {what}, n {n}, seed {seed}"
+                );
+            }
 
             // Fewer scalars than bases uses a prefix; more is an error.
             let got = b
