@@ -91,10 +91,10 @@ pub struct Options {
     pub peers: Option<Vec<String>>,
 }
 
-/// The usage text.
 /// The OpenCL backends `--backends` names: plain, and with shifted MSM bases.
 pub const OPENCL_BACKENDS: [&str; 2] = ["opencl", "opencl-shifted"];
 
+/// The usage text.
 pub const USAGE: &str = "\
 usage: cargo xtask bench [options]
 
