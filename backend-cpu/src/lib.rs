@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use ff::Field;
 use rayon::prelude::*;
+use sluice_backend::huge_pages::{copy_with_huge_pages, filled_with_huge_pages};
 use sluice_backend::{
     check_len, check_range, Allocation, BackendError, ComputeBackend, Density, Fr, G1Affine,
     G1Projective, G2Affine, G2Projective, MemoryInfo, MemoryKind, MemoryTracker, NttOrder, Scalars,
@@ -166,8 +167,16 @@ impl ComputeBackend for CpuBackend {
 
     fn alloc_fr(&self, name: &str, len: usize) -> Result<CpuFrBuffer, BackendError> {
         let allocation = self.track::<Fr>(name, len)?;
+        // The allocator refused what the tracker allowed: out of memory all the same.
+        let data =
+            filled_with_huge_pages(len, Fr::ZERO).ok_or_else(|| BackendError::OutOfMemory {
+                kind: MemoryKind::Device,
+                what: name.to_owned(),
+                requested: allocation.bytes(),
+                available: 0,
+            })?;
         Ok(CpuFrBuffer {
-            data: vec![Fr::ZERO; len],
+            data,
             _allocation: allocation,
         })
     }
@@ -175,7 +184,7 @@ impl ComputeBackend for CpuBackend {
     fn upload_fr(&self, name: &str, data: &[Fr]) -> Result<CpuFrBuffer, BackendError> {
         let allocation = self.track::<Fr>(name, data.len())?;
         Ok(CpuFrBuffer {
-            data: data.to_vec(),
+            data: copy_with_huge_pages(data),
             _allocation: allocation,
         })
     }
@@ -286,7 +295,7 @@ impl ComputeBackend for CpuBackend {
     ) -> Result<CpuBases<G1Affine>, BackendError> {
         let allocation = self.track::<G1Affine>(name, bases.len())?;
         Ok(CpuBases {
-            bases: bases.to_vec(),
+            bases: copy_with_huge_pages(bases),
             _allocation: allocation,
         })
     }
@@ -298,7 +307,7 @@ impl ComputeBackend for CpuBackend {
     ) -> Result<CpuBases<G2Affine>, BackendError> {
         let allocation = self.track::<G2Affine>(name, bases.len())?;
         Ok(CpuBases {
-            bases: bases.to_vec(),
+            bases: copy_with_huge_pages(bases),
             _allocation: allocation,
         })
     }

@@ -14,6 +14,7 @@
 //! explicit, logged choice of the caller.
 
 mod error;
+pub mod huge_pages;
 mod memory;
 
 pub use error::BackendError;

@@ -48,6 +48,7 @@ use std::ops::{Deref, DerefMut, Range};
 
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
+use sluice_backend::huge_pages::filled_with_huge_pages;
 use sluice_backend::{
     Allocation, BackendError, ComputeBackend, MemoryKind, MemoryTracker, NttOrder, Transform,
 };
@@ -82,10 +83,16 @@ impl HostVector {
             what,
             (len as u64).saturating_mul(FR_BYTES),
         )?;
-        Ok(HostVector {
-            data: vec![Fr::ZERO; len],
-            allocation,
-        })
+        let bytes = allocation.bytes();
+        // The allocator refused what the tracker allowed: out of host memory all the same.
+        let data =
+            filled_with_huge_pages(len, Fr::ZERO).ok_or_else(|| BackendError::OutOfMemory {
+                kind: MemoryKind::Host,
+                what: what.to_owned(),
+                requested: bytes,
+                available: 0,
+            })?;
+        Ok(HostVector { data, allocation })
     }
 
     /// The tracked bytes.
