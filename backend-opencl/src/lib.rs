@@ -279,8 +279,10 @@ impl OpenClBackend {
         gens: &[Fr],
     ) -> Result<(), BackendError> {
         // Elements per work item: one exponentiation (log2 of the index, square and
-        // multiply) per 64 multiplications.
+        // multiply) per 64 multiplications; items in blocks of a warp's width (see the
+        // kernel: each step of a block touches consecutive elements).
         const PER_ITEM: usize = 64;
+        const LANES: usize = 32;
         let (g, _tracked) = ctx.temp(&self.tracker, "segment generators", gens.len() * 8)?;
         ctx.write(&g, 0, as_words(gens))?;
         ctx.kernel(ProgramKind::Fr, "fr_segment_powers")?
@@ -288,11 +290,12 @@ impl OpenClBackend {
             .mem(&g)?
             .u32(n as u32)?
             .u32(PER_ITEM as u32)?
+            .u32(LANES as u32)?
             .u64(first)?
             .u64(segment)?
             .u64(first / segment)?
             .u32(u32::from(gens.len() == 1))?
-            .run(n.div_ceil(PER_ITEM), None)
+            .run(n.div_ceil(PER_ITEM * LANES) * LANES, None)
     }
 }
 
@@ -820,8 +823,9 @@ mod tests {
     #[test]
     fn segment_powers_match_the_definition() {
         let Some(b) = backend() else { return };
-        // Runs of 64 per work item that cross segments (2, 40, 100), that stay within one
-        // (1024), and the whole buffer.
+        // Work items' runs (64 elements, 32 apart, in blocks of 2048) that cross segments
+        // (1, 2, 40, 100, 1000), that stay within one (1024), and the whole buffer; a
+        // partial last block (5000, 6000).
         for (i, (len, segment)) in [
             (1024, 1),
             (1024, 2),
@@ -829,6 +833,8 @@ mod tests {
             (1000, 100),
             (4096, 1024),
             (300, 300),
+            (5000, 1000),
+            (6000, 6000),
         ]
         .into_iter()
         .enumerate()
