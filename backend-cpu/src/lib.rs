@@ -410,6 +410,12 @@ mod tests {
         assert!(backend.write_fr(&mut a, 6, &[Fr::ONE; 3]).is_err());
         assert!(backend.write_fr(&mut a, usize::MAX, &[Fr::ONE]).is_err());
         assert!(backend.read_fr(&a, 9, &mut []).is_err());
+        assert!(matches!(
+            backend.upload_fr_padded("long", &[Fr::ONE; 3], 2),
+            Err(BackendError::LengthMismatch { .. })
+        ));
+        let padded = backend.upload_fr_padded("padded", &[Fr::ONE; 3], 5).unwrap();
+        assert_eq!(padded.data, [Fr::ONE, Fr::ONE, Fr::ONE, Fr::ZERO, Fr::ZERO]);
         let mut odd = backend.alloc_fr("odd", 6).unwrap();
         assert!(matches!(
             backend.transform(&mut odd, Transform::Ntt, NttOrder::NaturalToNatural),

@@ -89,11 +89,15 @@ pub(crate) struct KernelProfile {
     pub(crate) private_bytes: u64,
 }
 
-/// A device with its own context and in-order queue.
+/// A device with its own context and in-order queue, and a second queue for uploads into
+/// fresh buffers ([`DeviceCtx::write_fresh`]).
 pub(crate) struct DeviceCtx {
     pub(crate) info: &'static DeviceInfo,
     pub(crate) context: core::Context,
     pub(crate) queue: core::CommandQueue,
+    /// Uploads that no queued command depends on or conflicts with, so that the copy
+    /// engine sends them while `queue`'s kernels run.
+    transfers: core::CommandQueue,
     programs: Mutex<HashMap<ProgramKind, Arc<core::Program>>>,
     /// Twiddle tables per (log2 size, inverse), built on first use.
     pub(crate) twiddles: Mutex<HashMap<(u32, bool), Arc<crate::ntt::Twiddles>>>,
@@ -206,17 +210,21 @@ impl DeviceCtx {
         let context = core::create_context(Some(&props), &[info.device_id], None, None)
             .map_err(|e| driver_error("clCreateContext", &e))?;
         let profiling = std::env::var("SLUICE_PROFILE").is_ok_and(|v| v == "1");
-        let queue = core::create_command_queue(
-            &context,
-            info.device_id,
-            profiling.then_some(core::QUEUE_PROFILING_ENABLE),
-        )
-        .map_err(|e| driver_error("clCreateCommandQueue", &e))?;
+        let new_queue = || {
+            core::create_command_queue(
+                &context,
+                info.device_id,
+                profiling.then_some(core::QUEUE_PROFILING_ENABLE),
+            )
+            .map_err(|e| driver_error("clCreateCommandQueue", &e))
+        };
+        let (queue, transfers) = (new_queue()?, new_queue()?);
         let cap = info.max_alloc_bytes.max(1 << 20);
         Ok(DeviceCtx {
             info,
             context,
             queue,
+            transfers,
             programs: Mutex::new(HashMap::new()),
             twiddles: Mutex::new(HashMap::new()),
             max_chunk_bytes: max_chunk_bytes.map_or(cap, |m| m.min(cap)),
@@ -253,6 +261,7 @@ impl DeviceCtx {
     /// that slot's previous transfer is done, then sent without blocking.
     fn write_staged(
         &self,
+        queue: &core::CommandQueue,
         st: &Staging,
         mem: &core::Mem,
         offset: usize,
@@ -271,7 +280,7 @@ impl DeviceCtx {
             // waited for (next use of the slot, or the end of this function).
             unsafe {
                 core::enqueue_write_buffer(
-                    &self.queue,
+                    queue,
                     mem,
                     false,
                     offset + k * st.words,
@@ -430,9 +439,34 @@ impl DeviceCtx {
         Ok((self.raw_buffer(what, words)?, tracked))
     }
 
-    /// Writes `data` into `mem` at word `offset` (blocking).
+    /// Writes `data` into `mem` at word `offset` (blocking), behind everything queued.
     pub(crate) fn write(
         &self,
+        mem: &core::Mem,
+        offset: usize,
+        data: &[u32],
+    ) -> Result<(), BackendError> {
+        self.write_on(&self.queue, mem, offset, data)
+    }
+
+    /// [`write`](Self::write) into a buffer that no queued command uses (one just made by
+    /// [`raw_buffer`](Self::raw_buffer) and not yet written or filled), on the transfer
+    /// queue: it goes up while the kernels already queued run, where a write behind them
+    /// would wait for them. Blocking, so commands queued after it see the data.
+    pub(crate) fn write_fresh(
+        &self,
+        mem: &core::Mem,
+        offset: usize,
+        data: &[u32],
+    ) -> Result<(), BackendError> {
+        // The queued kernels are what the upload overlaps: submit them first.
+        self.flush()?;
+        self.write_on(&self.transfers, mem, offset, data)
+    }
+
+    fn write_on(
+        &self,
+        queue: &core::CommandQueue,
         mem: &core::Mem,
         offset: usize,
         data: &[u32],
@@ -441,7 +475,8 @@ impl DeviceCtx {
             return Ok(());
         }
         if data.len() >= STAGED_MIN_WORDS {
-            if let Some(r) = self.with_staging(|st| self.write_staged(st, mem, offset, data)) {
+            if let Some(r) = self.with_staging(|st| self.write_staged(queue, st, mem, offset, data))
+            {
                 return r;
             }
         }
@@ -449,7 +484,7 @@ impl DeviceCtx {
         // SAFETY: a blocking write: `data` outlives the transfer.
         unsafe {
             core::enqueue_write_buffer(
-                &self.queue,
+                queue,
                 mem,
                 true,
                 offset,
@@ -535,6 +570,16 @@ impl DeviceCtx {
 
     /// Zero-fills `words` words of `mem`.
     pub(crate) fn fill_zero(&self, mem: &core::Mem, words: usize) -> Result<(), BackendError> {
+        self.fill_zero_at(mem, 0, words)
+    }
+
+    /// Zeroes `words` words of `mem` from word `offset` (queued).
+    pub(crate) fn fill_zero_at(
+        &self,
+        mem: &core::Mem,
+        offset: usize,
+        words: usize,
+    ) -> Result<(), BackendError> {
         if words == 0 {
             return Ok(());
         }
@@ -543,7 +588,7 @@ impl DeviceCtx {
             &self.queue,
             mem,
             0u32,
-            0,
+            offset,
             words,
             None::<Event>,
             event.as_mut(),
@@ -787,6 +832,33 @@ impl Chunked {
                 &data[from * self.words..(from + n) * self.words],
             )
         })
+    }
+
+    /// A new buffer of `len` elements holding `data` (whole elements, at most `len`) then
+    /// zeros. The data goes up on the transfer queue ([`DeviceCtx::write_fresh`]), so it
+    /// overlaps the kernels already queued; the zeros are queued after it.
+    pub(crate) fn upload(
+        ctx: &DeviceCtx,
+        device: usize,
+        tracker: &MemoryTracker,
+        name: &str,
+        len: usize,
+        words: usize,
+        data: &[u32],
+    ) -> Result<Self, BackendError> {
+        let buf = Self::alloc(ctx, device, tracker, name, len, words)?;
+        let filled = data.len() / words;
+        buf.each_range(0, filled, |chunk, at, from, n| {
+            ctx.write_fresh(
+                &buf.chunks[chunk],
+                at * words,
+                &data[from * words..(from + n) * words],
+            )
+        })?;
+        buf.each_range(filled, len - filled, |chunk, at, _, n| {
+            ctx.fill_zero_at(&buf.chunks[chunk], at * words, n * words)
+        })?;
+        Ok(buf)
     }
 
     /// Reads `out.len() / words` elements from element `offset`.

@@ -351,6 +351,12 @@ impl ComputeBackend for OpenClBackend {
         self.devices.iter().all(|d| d.info.is_gpu)
     }
 
+    /// Kernels and device copies are queued in order; uploads, downloads and MSM results
+    /// wait for what they need.
+    fn queues_work(&self) -> bool {
+        true
+    }
+
     /// The first device's memory when there is one device; with several, the totals add up
     /// and the largest allocation is the smallest device's.
     fn memory_info(&self) -> Result<MemoryInfo, BackendError> {
@@ -376,9 +382,20 @@ impl ComputeBackend for OpenClBackend {
     }
 
     fn upload_fr(&self, name: &str, values: &[Fr]) -> Result<OpenClFrBuffer, BackendError> {
+        self.upload_fr_padded(name, values, values.len())
+    }
+
+    /// The values go up on the device's transfer queue, overlapping the kernels already
+    /// queued (a new buffer: nothing queued uses it); the zeros after them are queued.
+    fn upload_fr_padded(
+        &self,
+        name: &str,
+        values: &[Fr],
+        len: usize,
+    ) -> Result<OpenClFrBuffer, BackendError> {
+        sluice_backend::check_range("upload_fr_padded", len, 0, values.len())?;
         let ctx = self.primary();
-        let data = Chunked::alloc(ctx, 0, &self.tracker, name, values.len(), 8)?;
-        data.write(ctx, 0, as_words(values))?;
+        let data = Chunked::upload(ctx, 0, &self.tracker, name, len, 8, as_words(values))?;
         Ok(OpenClFrBuffer { data })
     }
 
@@ -902,6 +919,56 @@ mod tests {
         );
         b.read_fr(&buf, 0, &mut y[..at]).unwrap();
         assert!(y[..at] == x[..at], "seed {seed}: the head was overwritten");
+        // Staged through the transfer queue while a transform of `buf` is queued, padded.
+        b.scale(&mut buf, Fr::from(3)).unwrap();
+        let padded = b.upload_fr_padded("padded", &x[..n - 99], n).unwrap();
+        b.read_fr(&padded, 0, &mut y).unwrap();
+        assert!(
+            y[..n - 99] == x[..n - 99] && y[n - 99..].iter().all(|v| v.is_zero_vartime()),
+            "seed {seed}: staged padded upload differs"
+        );
+    }
+
+    /// `upload_fr_padded`: the data then zeros, across chunk boundaries of a split buffer,
+    /// with kernels queued on another buffer while it goes up; longer data is refused.
+    #[test]
+    fn padded_uploads_hold_the_data_then_zeros() {
+        for b in [backend(), split_backend()].into_iter().flatten() {
+            let seed = 4200;
+            let x = random(1000, seed);
+            let s = Fr::random(rng(seed + 1));
+            let mut busy = b.upload_fr("busy", &x[..512]).unwrap();
+            let mut want: Vec<Fr> = x[..512].to_vec();
+            let cases = [
+                (1000, 0),
+                (1000, 1),
+                (1000, 128),
+                (1000, 300),
+                (1000, 1000),
+                (128, 127),
+            ];
+            for (len, filled) in cases {
+                // Queued work on another buffer: the upload must neither wait for it nor
+                // disturb it.
+                b.scale(&mut busy, s).unwrap();
+                want.iter_mut().for_each(|w| *w *= s);
+                let buf = b.upload_fr_padded("padded", &x[..filled], len).unwrap();
+                let mut got = vec![Fr::ONE; len];
+                b.read_fr(&buf, 0, &mut got).unwrap();
+                assert!(
+                    got[..filled] == x[..filled]
+                        && got[filled..].iter().all(|v| v.is_zero_vartime()),
+                    "seed {seed}: {filled} values padded to {len}"
+                );
+            }
+            let mut back = vec![Fr::ZERO; 512];
+            b.read_fr(&busy, 0, &mut back).unwrap();
+            assert!(back == want, "seed {seed}: the queued work was disturbed");
+            assert!(matches!(
+                b.upload_fr_padded("long", &x[..10], 9),
+                Err(BackendError::LengthMismatch { .. })
+            ));
+        }
     }
 
     #[test]

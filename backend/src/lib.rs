@@ -121,6 +121,14 @@ pub trait ComputeBackend: Send + Sync {
         false
     }
 
+    /// Whether operations may return before the device has done them (work queued in
+    /// order), so that the host's own work between calls (freeing host vectors, the next
+    /// upload) overlaps the device's. Provers order their steps by it: with queued work they
+    /// queue the device's next steps before such host work. The default is `false`.
+    fn queues_work(&self) -> bool {
+        false
+    }
+
     /// Waits until all queued work has finished, and surfaces errors of queued work. Timing
     /// code calls it before reading the clock; results read back (downloads, MSM results)
     /// are always complete without it. The default (for backends that never queue) does
@@ -137,6 +145,21 @@ pub trait ComputeBackend: Send + Sync {
 
     /// A buffer holding a copy of `data`.
     fn upload_fr(&self, name: &str, data: &[Fr]) -> Result<Self::FrBuffer, BackendError>;
+
+    /// A buffer of `len` scalars holding `data` followed by zeros (`data.len() <= len`):
+    /// [`alloc_fr`](Self::alloc_fr) then [`write_fr`](Self::write_fr) by default. A
+    /// backend that queues work may send it while earlier work runs.
+    fn upload_fr_padded(
+        &self,
+        name: &str,
+        data: &[Fr],
+        len: usize,
+    ) -> Result<Self::FrBuffer, BackendError> {
+        check_range("upload_fr_padded", len, 0, data.len())?;
+        let mut buf = self.alloc_fr(name, len)?;
+        self.write_fr(&mut buf, 0, data)?;
+        Ok(buf)
+    }
 
     /// A new buffer holding a copy of `src`, made where the data lives when the backend can
     /// (the default goes through host memory: a read and an upload).

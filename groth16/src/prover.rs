@@ -215,27 +215,42 @@ fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
 /// evaluations; `c = a ∘ b` is formed on the domain in the backend, never on the host, and
 /// each host vector is freed as soon as it is uploaded. `a` and `b` hold at most `n`
 /// evaluations (zero-padded to `n`); the backend holds three vectors at the peak.
+///
+/// A backend that queues work ([`ComputeBackend::queues_work`]) gets c's copy and a's coset
+/// transform queued before `a` is freed and `b` goes up, so the device transforms a while
+/// the host frees a and sends b (a GPU's copy engine runs beside its kernels). Otherwise
+/// each host vector is freed before the next buffer is made: a CPU backend's buffers are
+/// host memory too, and that order holds one vector less.
 pub fn compute_h<B: ComputeBackend>(
     backend: &B,
     a: HostVector,
     b: HostVector,
     n: usize,
 ) -> Result<B::FrBuffer, Groth16Error> {
-    let upload = |name: &str, v: &[Fr]| -> Result<B::FrBuffer, Groth16Error> {
-        let mut buf = backend.alloc_fr(name, n)?;
-        backend.write_fr(&mut buf, 0, v)?;
-        Ok(buf)
+    let mut a_buf = backend.upload_fr_padded("a", &a, n)?;
+    let (b_buf, c_buf) = if backend.queues_work() {
+        // c = a b pointwise, from a copy of a made on the device (not a third upload).
+        let mut c_buf = backend.copy_fr("c", &a_buf)?;
+        to_coset(backend, &mut a_buf)?;
+        drop(a);
+        let mut b_buf = backend.upload_fr_padded("b", &b, n)?;
+        drop(b);
+        backend.mul_assign(&mut c_buf, &b_buf)?;
+        for buf in [&mut b_buf, &mut c_buf] {
+            to_coset(backend, buf)?;
+        }
+        (b_buf, c_buf)
+    } else {
+        drop(a);
+        let mut b_buf = backend.upload_fr_padded("b", &b, n)?;
+        drop(b);
+        let mut c_buf = backend.copy_fr("c", &a_buf)?;
+        backend.mul_assign(&mut c_buf, &b_buf)?;
+        for buf in [&mut a_buf, &mut b_buf, &mut c_buf] {
+            to_coset(backend, buf)?;
+        }
+        (b_buf, c_buf)
     };
-    let mut a_buf = upload("a", &a)?;
-    drop(a);
-    let mut b_buf = upload("b", &b)?;
-    drop(b);
-    // c = a b pointwise, from a copy of a made on the device (not a third upload).
-    let mut c_buf = backend.copy_fr("c", &a_buf)?;
-    backend.mul_assign(&mut c_buf, &b_buf)?;
-    for buf in [&mut a_buf, &mut b_buf, &mut c_buf] {
-        to_coset(backend, buf)?;
-    }
     backend.mul_assign(&mut a_buf, &b_buf)?;
     drop(b_buf);
     backend.sub_assign(&mut a_buf, &c_buf)?;
@@ -415,11 +430,7 @@ where
     // host copy per density (at 2^26 a density's copy made the A MSM three times the L
     // MSM's time).
     let aux_buf = match h_vector_on_device && aux.len() <= n && !aux.is_empty() {
-        true => {
-            let mut buf = backend.alloc_fr("aux", aux.len())?;
-            backend.write_fr(&mut buf, 0, aux)?;
-            Some(buf)
-        }
+        true => Some(backend.upload_fr("aux", aux)?),
         false => None,
     };
     // The MSM of `query`'s points from `skip` with the auxiliary scalars used by `density`.
