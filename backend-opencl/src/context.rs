@@ -96,7 +96,8 @@ pub(crate) struct DeviceCtx {
     pub(crate) context: core::Context,
     pub(crate) queue: core::CommandQueue,
     /// Uploads that no queued command depends on or conflicts with, so that the copy
-    /// engine sends them while `queue`'s kernels run.
+    /// engine sends them while `queue`'s kernels run. Every write on it is waited for
+    /// before it returns, so [`DeviceCtx::finish`] need not cover it.
     transfers: core::CommandQueue,
     programs: Mutex<HashMap<ProgramKind, Arc<core::Program>>>,
     /// Twiddle tables per (log2 size, inverse), built on first use.
@@ -464,6 +465,7 @@ impl DeviceCtx {
         self.write_on(&self.transfers, mem, offset, data)
     }
 
+    /// A blocking write on `queue`, through the pinned staging pieces when large.
     fn write_on(
         &self,
         queue: &core::CommandQueue,
