@@ -414,7 +414,9 @@ mod tests {
             backend.upload_fr_padded("long", &[Fr::ONE; 3], 2),
             Err(BackendError::LengthMismatch { .. })
         ));
-        let padded = backend.upload_fr_padded("padded", &[Fr::ONE; 3], 5).unwrap();
+        let padded = backend
+            .upload_fr_padded("padded", &[Fr::ONE; 3], 5)
+            .unwrap();
         assert_eq!(padded.data, [Fr::ONE, Fr::ONE, Fr::ONE, Fr::ZERO, Fr::ZERO]);
         let mut odd = backend.alloc_fr("odd", 6).unwrap();
         assert!(matches!(
