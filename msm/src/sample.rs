@@ -1,10 +1,13 @@
 //! Random bases for tests and benchmarks: many distinct points, cheaply.
 
+#[cfg(not(feature = "parallel"))]
 use alloc::vec;
 use alloc::vec::Vec;
 
+use ff::Field;
 use group::Curve;
 use rand_core::RngCore;
+use sluice_field::Fr;
 
 use crate::MsmCurve;
 
@@ -26,32 +29,100 @@ const CHAIN: usize = 1 << 14;
 /// Variable time; the points are public test data derived from no secret.
 pub fn random_points<G>(n: usize, rng: &mut impl RngCore) -> Vec<G::Affine>
 where
-    G: MsmCurve + Curve<AffineRepr = <G as MsmCurve>::Affine>,
+    G: MsmCurve + Curve<AffineRepr = <G as MsmCurve>::Affine, Scalar = Fr>,
     G::Affine: Default,
 {
-    let starts: Vec<(G, G::Affine)> = (0..n.div_ceil(CHAIN))
-        .map(|_| (G::random(&mut *rng), G::random(&mut *rng).to_affine()))
+    // Each chain's start and step from nonzero scalars drawn in order (as `G::random`
+    // draws them, so a seed gives the points it always gave); the scalar multiplications
+    // run in parallel below: at 2^27 points there are 8192 chains.
+    let nonzero = |rng: &mut dyn RngCore| loop {
+        let s = Fr::random(&mut *rng);
+        if !bool::from(s.is_zero()) {
+            break s;
+        }
+    };
+    let scalars: Vec<(Fr, Fr)> = (0..n.div_ceil(CHAIN))
+        .map(|_| (nonzero(&mut *rng), nonzero(&mut *rng)))
         .collect();
-    let mut out = vec![G::Affine::default(); n];
-    let fill = |(out, (start, step)): (&mut [G::Affine], &(G, G::Affine))| {
-        let mut p = *start;
-        let chain: Vec<G> = (0..out.len())
-            .map(|_| {
-                let q = p;
-                p = p.add_mixed_vartime(step);
-                q
-            })
-            .collect();
-        G::batch_normalize(&chain, out);
+    let start = |&(a, b): &(Fr, Fr)| (G::generator() * a, (G::generator() * b).to_affine());
+    // One chain's points, through `chain`, a buffer each thread reuses.
+    let fill = |chain: &mut Vec<G>, out: &mut [G::Affine], (start, step): (G, G::Affine)| {
+        let mut p = start;
+        chain.clear();
+        chain.extend((0..out.len()).map(|_| {
+            let q = p;
+            p = p.add_mixed_vartime(&step);
+            q
+        }));
+        G::batch_normalize(chain, out);
     };
     #[cfg(feature = "parallel")]
-    {
+    let out = {
         use rayon::prelude::*;
+        // The placeholders are written in parallel too: written by `vec!` on one thread,
+        // with a fresh vector's page faults, they were minutes of 2^27 benchmark
+        // parameters on a 16-core host.
+        let mut out = Vec::with_capacity(n);
+        out.par_extend(rayon::iter::repeat_n(G::Affine::default(), n));
         out.par_chunks_mut(CHAIN)
-            .zip(starts.par_iter())
-            .for_each(fill);
-    }
+            .zip(scalars.par_iter())
+            .for_each_init(
+                || Vec::with_capacity(CHAIN),
+                |chain, (out, s)| fill(chain, out, start(s)),
+            );
+        out
+    };
     #[cfg(not(feature = "parallel"))]
-    out.chunks_mut(CHAIN).zip(starts.iter()).for_each(fill);
+    let out = {
+        let mut out = vec![G::Affine::default(); n];
+        let mut chain = Vec::with_capacity(CHAIN.min(n));
+        for (out, s) in out.chunks_mut(CHAIN).zip(&scalars) {
+            fill(&mut chain, out, start(s));
+        }
+        out
+    };
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use group::Group;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+    use sluice_field::{G1Projective, G2Projective};
+
+    /// Point i of chain k is start_k + i step_k, with start_k and step_k what `G::random`
+    /// draws from the same generator in order (so a seed keeps its points).
+    fn chains_follow_their_definition<G>(seed: u64)
+    where
+        G: MsmCurve + Curve<AffineRepr = <G as MsmCurve>::Affine, Scalar = Fr> + Group,
+        G::Affine: Default + PartialEq + core::fmt::Debug,
+    {
+        let n = CHAIN + 100;
+        let points = random_points::<G>(n, &mut ChaCha20Rng::seed_from_u64(seed));
+        assert_eq!(points.len(), n);
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        for k in 0..2 {
+            let (start, step) = (G::random(&mut rng), G::random(&mut rng));
+            for i in [0usize, 1, 777, 99, CHAIN - 1] {
+                let at = k * CHAIN + i;
+                if at >= n {
+                    continue;
+                }
+                let want = (start + step * Fr::from(i as u64)).to_affine();
+                assert_eq!(points[at], want, "seed {seed}: chain {k}, point {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn g1_chains_follow_their_definition() {
+        chains_follow_their_definition::<G1Projective>(70);
+    }
+
+    #[test]
+    fn g2_chains_follow_their_definition() {
+        chains_follow_their_definition::<G2Projective>(71);
+    }
 }

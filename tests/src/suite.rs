@@ -320,7 +320,9 @@ fn scalar_mixes(n: usize, rng: &mut ChaCha20Rng) -> Vec<(&'static str, Vec<Fr>)>
 /// Distinct random bases plus the awkward ones: duplicates, P and -P, the identity.
 fn awkward_bases<G>(n: usize, rng: &mut ChaCha20Rng) -> Vec<G::Affine>
 where
-    G: MsmCurve + Curve<AffineRepr = <G as MsmCurve>::Affine> + From<<G as MsmCurve>::Affine>,
+    G: MsmCurve
+        + Curve<AffineRepr = <G as MsmCurve>::Affine, Scalar = Fr>
+        + From<<G as MsmCurve>::Affine>,
     G::Affine: Default,
 {
     let mut bases = sluice_msm::random_points::<G>(n, rng);
