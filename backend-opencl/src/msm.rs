@@ -412,6 +412,19 @@ impl OpenClBackend {
         })
     }
 
+    /// The shifted table's window bits and windows per buffer when the longest chunk of
+    /// any part holds `chunk_len` bases of `bytes` each: one shape for every part, so its
+    /// buffers fit the smallest allocation limit of any device.
+    fn table_shape(&self, chunk_len: usize, bytes: usize) -> (usize, usize) {
+        let max_alloc = self
+            .devices
+            .iter()
+            .map(|c| c.max_chunk_bytes)
+            .min()
+            .unwrap_or(1);
+        table_window(chunk_len, bytes, max_alloc)
+    }
+
     /// The shifted-bases table of `parts` (see [`ShiftedTable`]): window 0 a copy of the
     /// bases, window k 2^c times window k - 1, computed on each part's device.
     fn shift_bases<A: GpuCurve>(
@@ -427,13 +440,7 @@ impl OpenClBackend {
             .max()
             .unwrap_or(1)
             .max(1);
-        let max_alloc = self
-            .devices
-            .iter()
-            .map(|c| c.max_chunk_bytes)
-            .min()
-            .unwrap_or(1);
-        let (c, per_group) = table_window(chunk_len, bytes, max_alloc);
+        let (c, per_group) = self.table_shape(chunk_len, bytes);
         let windows = DIGIT_BITS.div_ceil(c);
         let spans = window_groups(windows, per_group);
         let what = format!("{name} (shifted)");
@@ -640,20 +647,25 @@ impl OpenClBackend {
     /// their index.
     pub(crate) fn msm_scratch<A: GpuCurve>(&self, n: usize) -> u64 {
         let d = self.devices.len().max(1);
+        // Each device's largest batch: its share of n, at most one chunk of bases.
+        let batch = |ctx: &DeviceCtx| n.div_ceil(d).min(Chunked::chunk_len(ctx, A::WORDS));
+        // With shifted bases, the folded plans of the table `upload_bases` makes for bases
+        // split like these scalars: one shape for every device (`table_shape`), from the
+        // longest chunk of any.
+        let table = self.shifted_bases.then(|| {
+            let longest = self.devices.iter().map(batch).max().unwrap_or(1).max(1);
+            let (c, per) = self.table_shape(longest, A::WORDS * 4);
+            (c, window_groups(DIGIT_BITS.div_ceil(c), per))
+        });
         self.devices
             .iter()
             .map(|ctx| {
-                let count = n.div_ceil(d).min(Chunked::chunk_len(ctx, A::WORDS));
+                let count = batch(ctx);
                 let proj = A::Proj::WORDS as u64 * 4;
                 let piece = xyzz_words::<A>() as u64 * 4;
                 // The plan depends on how many scalars are large: the fewest give the most
                 // windows (entries), all of them the most buckets (pieces). Each term at
                 // its largest over both bounds every plan in between.
-                // With shifted bases, also the folded plans of a table over `count` bases.
-                let table = self.shifted_bases.then(|| {
-                    let (c, per) = table_window(count, A::WORDS * 4, ctx.max_chunk_bytes);
-                    (c, window_groups(DIGIT_BITS.div_ceil(c), per))
-                });
                 let plans: Vec<Plan> = [0, count]
                     .iter()
                     .flat_map(|&large| {
@@ -1131,13 +1143,16 @@ mod tests {
         use crate::{DeviceSelector, OpenClConfig};
         use sluice_backend::{MemoryKind, MemoryTracker, MsmGroup};
         let seed = 3100;
-        for (devices, shifted_bases) in [
-            (vec![test_device()], false),
-            (vec![test_device(); 2], false),
-            (vec![test_device()], true),
+        // The last case makes the devices unequal: the second's allocations are capped at
+        // 64 KiB (its chunks of bases split, and the shared table takes its limit).
+        for (devices, shifted_bases, second_cap) in [
+            (vec![test_device()], false, None),
+            (vec![test_device(); 2], false, None),
+            (vec![test_device()], true, None),
+            (vec![test_device(); 2], true, Some(64 << 10)),
         ] {
             let tracker = MemoryTracker::default();
-            let Some(b) = backend_with(OpenClConfig {
+            let Some(mut b) = backend_with(OpenClConfig {
                 devices: DeviceSelector::Indices(devices.clone()),
                 tracker: Some(tracker.clone()),
                 shifted_bases,
@@ -1145,6 +1160,9 @@ mod tests {
             }) else {
                 return;
             };
+            if let Some(cap) = second_cap {
+                b.devices[1].max_chunk_bytes = cap;
+            }
             let n = 3000;
             let g1 = b
                 .upload_g1_bases("g1", &bases::<G1Projective>(n, seed))
@@ -1163,7 +1181,8 @@ mod tests {
                 let reserved = b.msm_scratch_bytes(n, group);
                 assert!(
                     own <= reserved,
-                    "{what} on {devices:?}: {own} bytes > {reserved} reserved (seed {seed})"
+                    "{what} on {devices:?} (second capped at {second_cap:?}): {own} bytes > \
+                     {reserved} reserved (seed {seed})"
                 );
             };
             tracker.reset_peaks();
