@@ -347,13 +347,21 @@ __kernel void fr_from_mont(__global Fr *out, __global const Fr *in, uint n) {
   if (i < n) out[i] = Fr_from_mont(in[i]);
 }
 
-// out[i] = canonical in[idx[i] - chunk_start] for the indices that fall into this chunk of the
-// source: how an MSM reads the used scalars of a density-masked buffer.
-__kernel void fr_gather_from_mont(__global Fr *out, __global const Fr *in,
-                                  __global const uint *idx, uint n, uint chunk_start,
-                                  uint chunk_len) {
-  uint i = get_global_id(0);
-  if (i >= n) return;
-  uint j = idx[i] - chunk_start;  // wraps above chunk_len when idx[i] < chunk_start
-  if (j < chunk_len) out[i] = Fr_from_mont(in[j]);
+// How an MSM reads the used scalars of a density-masked buffer, with no index of them: for
+// every used element i in [lo, hi) of this chunk of the source (elements chunk_start.. of the
+// buffer at `in`), out[k - k0] = canonical in[i - chunk_start], k being i's rank among the
+// used elements. The density's 64-bit words w0.. come as pairs of uints (low word first),
+// and before[w - w0] counts the used elements before word w. One item per element.
+__kernel void fr_gather_used_from_mont(__global Fr *out, __global const Fr *in,
+                                       __global const uint *words, __global const uint *before,
+                                       uint k0, ulong w0, ulong lo, ulong hi,
+                                       ulong chunk_start) {
+  const ulong i = lo + get_global_id(0);
+  if (i >= hi) return;
+  const ulong w = (i >> 6) - w0;
+  const uint b = (uint)(i & 63);
+  const ulong word = ((ulong)words[2 * w + 1] << 32) | words[2 * w];
+  if (((word >> b) & 1) == 0) return;
+  const uint k = before[w] + (uint)popcount(word & ((1UL << b) - 1));
+  out[k - k0] = Fr_from_mont(in[i - chunk_start]);
 }

@@ -2,7 +2,7 @@
 // (G1, G2), after ec.cl.
 //
 // Scalars are canonical integers (not Montgomery), SCALAR_LIMBS little-endian 32-bit limbs,
-// one per base; the Fr program's fr_from_mont / fr_gather_from_mont prepare them. Window w
+// one per base; the Fr program's fr_from_mont / fr_gather_used_from_mont prepare them. Window w
 // holds a signed digit d in (-2^(c-1), 2^(c-1)] (a borrow moves to window w + 1), so a
 // window has B = 2^(c-1) buckets and a negative digit adds the negated base. One launch:
 //

@@ -8,7 +8,7 @@ use sluice_backend::{Allocation, BackendError, Density, MemoryKind, Scalars};
 use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 
 use crate::context::{Chunked, DeviceCtx, Launch};
-use crate::repr::{as_words, as_words_mut, DeviceRepr};
+use crate::repr::{as_words, as_words_mut, u64_as_words, DeviceRepr};
 use crate::source::ProgramKind;
 use crate::OpenClBackend;
 
@@ -373,14 +373,68 @@ type Batch = (
 );
 
 /// Where the MSM's scalars come from, after density compaction: the k-th used scalar is
-/// `host[k]`, or element `index[k]` of the device buffer (element k without a density,
-/// `index` `None`: no index to build and upload).
+/// `host[k]`, or the k-th used element of the device buffer (element k without a density,
+/// `used` `None`).
 enum Source<'a> {
     Host(std::borrow::Cow<'a, [Fr]>),
     Buffer {
         buf: &'a Chunked,
-        index: Option<Vec<u32>>,
+        used: Option<UsedElements<'a>>,
     },
+}
+
+/// The used elements of a density-masked buffer, from the density's words: `before[w]`
+/// used elements precede word `w` (one more entry holds the total). The host finds a used
+/// element's position by a search, the device a position's rank by a popcount
+/// (`fr_gather_used_from_mont`), so no index of every used position is built, held or
+/// uploaded (4 bytes per used scalar: 512 MB for 2^27, built on one host in ~90 ms).
+struct UsedElements<'a> {
+    words: &'a [u64],
+    before: Vec<u32>,
+}
+
+impl<'a> UsedElements<'a> {
+    fn new(density: &'a Density) -> Self {
+        let words = density.words();
+        let mut before = Vec::with_capacity(words.len() + 1);
+        let mut total = 0u32;
+        for w in words {
+            before.push(total);
+            total += w.count_ones();
+        }
+        before.push(total);
+        UsedElements { words, before }
+    }
+
+    /// The position of used element `k` (below the used count).
+    fn position(&self, k: usize) -> usize {
+        // The last word with at most k used elements before it holds element k.
+        let w = self.before.partition_point(|&b| b as usize <= k) - 1;
+        let mut word = self.words[w];
+        for _ in 0..k - self.before[w] as usize {
+            word &= word - 1;
+        }
+        w * 64 + word.trailing_zeros() as usize
+    }
+
+    /// The positions `[lo, hi)` that hold exactly used elements `k0..k0 + count`
+    /// (`count` at least 1).
+    fn span(&self, k0: usize, count: usize) -> (usize, usize) {
+        (self.position(k0), self.position(k0 + count - 1) + 1)
+    }
+
+    /// The used positions in `[lo, hi)`, in order.
+    fn positions(&self, lo: usize, hi: usize) -> impl Iterator<Item = usize> + '_ {
+        (lo / 64..hi.div_ceil(64)).flat_map(move |w| {
+            let mut word = self.words[w];
+            std::iter::from_fn(move || {
+                let bit = word.trailing_zeros() as usize;
+                word &= word.wrapping_sub(1);
+                (bit < 64).then_some(w * 64 + bit)
+            })
+            .filter(move |&i| (lo..hi).contains(&i))
+        })
+    }
 }
 
 impl OpenClBackend {
@@ -529,12 +583,10 @@ impl OpenClBackend {
                 }
                 Source::Buffer {
                     buf: &b.data,
-                    // A density of the first k scalars (h's) reads them in place: no index
-                    // of k words built on the host, uploaded and gathered by (4 (n - 1)
-                    // bytes each way: 512 MB at 2^27).
-                    index: density
+                    // A density of the first k scalars (h's) reads them in place.
+                    used: density
                         .filter(|d| d.used_prefix().is_none())
-                        .map(|d| d.map_used(|i| i as u32)),
+                        .map(UsedElements::new),
                 }
             }
         };
@@ -683,9 +735,11 @@ impl OpenClBackend {
                     .collect();
                 let most = |f: &dyn Fn(&Plan) -> u64| plans.iter().map(f).max().unwrap_or(0);
                 let count = count as u64;
-                // Scalars and their index; the large-scalar count; counts, offsets, ends
-                // and ranks; their block sums; window totals; sorted entries; pieces and
-                // their buckets; window slices twice.
+                // Scalars, with 4 bytes more each for a density's words and ranks (12
+                // bytes per 64 elements of the span: within that unless fewer than 3 in 64
+                // are used); the large-scalar count; counts, offsets, ends and ranks;
+                // their block sums; window totals; sorted entries; pieces and their
+                // buckets; window slices twice.
                 count * (32 + 4)
                     + 4
                     + most(&|p| 4 * (p.windows * p.buckets) as u64 * 4)
@@ -711,7 +765,7 @@ impl OpenClBackend {
         let out_mem = &out.0;
         let host_scalars: std::borrow::Cow<'_, [Fr]> = match source {
             Source::Host(s) => s[k0..k0 + count].into(),
-            Source::Buffer { buf, index: None } if buf.device == d => {
+            Source::Buffer { buf, used: None } if buf.device == d => {
                 // Elements k0.. in order: copied on the device, converted below.
                 buf.each_range(k0, count, |chunk, at, from, n| {
                     let w = buf.words;
@@ -721,33 +775,45 @@ impl OpenClBackend {
             }
             Source::Buffer {
                 buf,
-                index: Some(index),
+                used: Some(used),
             } if buf.device == d => {
-                let idx = &index[k0..k0 + count];
-                let (idx_mem, _tracked) = ctx.temp(&self.tracker, "msm scalar indices", count)?;
-                ctx.write(&idx_mem, 0, idx)?;
+                // The density's words over the span, and the used counts before each.
+                let (lo, hi) = used.span(k0, count);
+                let (w0, w1) = (lo / 64, hi.div_ceil(64));
+                let tracked = |what, words| ctx.temp(&self.tracker, what, words);
+                let (words_mem, _w) = tracked("msm density words", 2 * (w1 - w0))?;
+                let (before_mem, _b) = tracked("msm density ranks", w1 - w0)?;
+                ctx.write_fresh(&words_mem, 0, u64_as_words(&used.words[w0..w1]))?;
+                ctx.write_fresh(&before_mem, 0, &used.before[w0..w1])?;
                 for (i, chunk) in buf.chunks.iter().enumerate() {
-                    ctx.kernel(ProgramKind::Fr, "fr_gather_from_mont")?
+                    let start = i * buf.chunk_len;
+                    let (a, b) = (lo.max(start), hi.min(start + buf.chunk_elems(i)));
+                    if a >= b {
+                        continue;
+                    }
+                    ctx.kernel(ProgramKind::Fr, "fr_gather_used_from_mont")?
                         .mem(out_mem)?
                         .mem(chunk)?
-                        .mem(&idx_mem)?
-                        .u32(count as u32)?
-                        .u32((i * buf.chunk_len) as u32)?
-                        .u32(buf.chunk_elems(i) as u32)?
-                        .run(count, None)?;
+                        .mem(&words_mem)?
+                        .mem(&before_mem)?
+                        .u32(k0 as u32)?
+                        .u64(w0 as u64)?
+                        .u64(a as u64)?
+                        .u64(b as u64)?
+                        .u64(start as u64)?
+                        .run(b - a, None)?;
                 }
                 return Ok(out);
             }
-            Source::Buffer { buf, index } => {
+            Source::Buffer { buf, used } => {
                 // Another device holds the scalars: read the span they cover, pick the used.
-                let idx = index.as_ref().map(|i| &i[k0..k0 + count]);
-                let (first, last) = idx.map_or((k0, k0 + count - 1), |i| {
-                    (i[0] as usize, i[count - 1] as usize)
-                });
-                let mut span = vec![<Fr as ff::Field>::ZERO; last + 1 - first];
-                buf.read(&self.devices[buf.device], first, as_words_mut(&mut span))?;
-                match idx {
-                    Some(idx) => idx.iter().map(|&i| span[i as usize - first]).collect(),
+                let (lo, hi) = used
+                    .as_ref()
+                    .map_or((k0, k0 + count), |u| u.span(k0, count));
+                let mut span = vec![<Fr as ff::Field>::ZERO; hi - lo];
+                buf.read(&self.devices[buf.device], lo, as_words_mut(&mut span))?;
+                match used {
+                    Some(u) => u.positions(lo, hi).map(|i| span[i - lo]).collect(),
                     None => span,
                 }
                 .into()
@@ -1461,6 +1527,45 @@ mod tests {
         assert_eq!((dense.c, partition.c), (20, 16), "{dense:?} {partition:?}");
         assert_eq!((dense.per_item, partition.per_item), (1, 16));
         assert_eq!(partition.c, Plan::new(1 << 20, 1 << 20, 35 << 30, 288).c);
+    }
+
+    /// `UsedElements` against the density's own positions: every used element's position,
+    /// spans of runs of them, and the used positions in a range; densities with empty
+    /// words, full words and partial last words.
+    #[test]
+    fn used_elements_match_the_density() {
+        use rand_core::RngCore;
+        let seed = 3300;
+        let mut r = rng(seed);
+        for (len, one_in) in [
+            (1usize, 1u32),
+            (64, 1),
+            (200, 2),
+            (1000, 9),
+            (1000, 200),
+            (777, 1),
+        ] {
+            let density: Density = (0..len).map(|_| r.next_u32() % one_in == 0).collect();
+            let used = super::UsedElements::new(&density);
+            let want: Vec<usize> = density.positions().collect();
+            assert_eq!(used.before.last().map(|&t| t as usize), Some(want.len()));
+            for (k, &p) in want.iter().enumerate() {
+                assert_eq!(used.position(k), p, "seed {seed}: len {len}, element {k}");
+            }
+            for (k0, count) in [(0, want.len()), (want.len() / 3, want.len() / 2)] {
+                if count == 0 {
+                    continue;
+                }
+                let (lo, hi) = used.span(k0, count);
+                assert_eq!(
+                    (lo, hi),
+                    (want[k0], want[k0 + count - 1] + 1),
+                    "seed {seed}"
+                );
+                let got: Vec<usize> = used.positions(lo, hi).collect();
+                assert_eq!(got, want[k0..k0 + count], "seed {seed}: len {len}");
+            }
+        }
     }
 
     #[test]

@@ -51,3 +51,9 @@ pub(crate) fn as_words_mut<T: DeviceRepr>(s: &mut [T]) -> &mut [u32] {
     // SAFETY: as in `as_words`; the borrow is exclusive.
     unsafe { core::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u32>(), s.len() * T::WORDS) }
 }
+
+/// The 32-bit words of 64-bit words (low word first: the little-endian bytes).
+pub(crate) fn u64_as_words(s: &[u64]) -> &[u32] {
+    // SAFETY: u64 is plain data of two 32-bit words, aligned to 8.
+    unsafe { core::slice::from_raw_parts(s.as_ptr().cast::<u32>(), s.len() * 2) }
+}
