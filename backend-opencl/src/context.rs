@@ -23,7 +23,7 @@ const TO_DEVICE: &str = "(host to device)";
 const TO_HOST: &str = "(device to host)";
 const ON_DEVICE: &str = "(device copy or fill)";
 
-/// Device idle gaps at least this long are left out of a profile's idle rows.
+/// Device idle gaps at least this long get rows of their own in a profile (see [`idle_gaps`]).
 pub(crate) const IDLE_GAP_MAX_MS: f64 = 10.0;
 
 /// One device's profile since its last report.
@@ -33,8 +33,10 @@ pub(crate) struct ProfileReport {
     /// Device idle time before each kind of command, over gaps shorter than
     /// [`IDLE_GAP_MAX_MS`] (`launches`: how many gaps).
     pub(crate) idle: Vec<KernelProfile>,
-    /// Gaps of [`IDLE_GAP_MAX_MS`] or more, not in `idle`.
-    pub(crate) long_gaps: usize,
+    /// Gaps of [`IDLE_GAP_MAX_MS`] or more, not in `idle`, per kind of command that ends
+    /// them: the caller's own work between operations, or host work inside one (an index
+    /// built, a vector freed), told apart by the command that follows.
+    pub(crate) long_gaps: Vec<KernelProfile>,
 }
 
 /// Adds `ms` to the row named `name`, or starts it.
@@ -56,18 +58,18 @@ fn add_to_row(rows: &mut Vec<KernelProfile>, name: &str, ms: f64, wg: usize, pri
 
 /// The device's idle time between commands, from their `(start, end, name)` in device
 /// nanoseconds: each gap is charged to the command that ends it (the device idles while
-/// the host copies, waits or enqueues). Gaps of [`IDLE_GAP_MAX_MS`] or more are the
-/// caller's own work between operations (a bench preparing its next row): only counted.
-fn idle_gaps(mut spans: Vec<(u64, u64, String)>) -> (Vec<KernelProfile>, usize) {
+/// the host copies, waits or enqueues). Gaps of [`IDLE_GAP_MAX_MS`] or more go to a second
+/// set of rows: mostly the caller's own work between operations (a bench preparing its
+/// next row), but also host work inside one.
+fn idle_gaps(mut spans: Vec<(u64, u64, String)>) -> (Vec<KernelProfile>, Vec<KernelProfile>) {
     spans.sort_by_key(|s| s.0);
-    let mut idle = Vec::new();
-    let mut long_gaps = 0;
+    let (mut idle, mut long_gaps) = (Vec::new(), Vec::new());
     let mut last_end: Option<u64> = None;
     for (start, end, name) in spans {
         if let Some(prev) = last_end {
             let gap_ms = start.saturating_sub(prev) as f64 * 1e-6;
             if gap_ms >= IDLE_GAP_MAX_MS {
-                long_gaps += 1;
+                add_to_row(&mut long_gaps, &name, gap_ms, 0, 0);
             } else if gap_ms > 0.0 {
                 add_to_row(&mut idle, &name, gap_ms, 0, 0);
             }
@@ -905,7 +907,7 @@ mod tests {
     use super::idle_gaps;
 
     #[test]
-    fn idle_gaps_are_charged_to_the_next_command_and_long_ones_left_out() {
+    fn idle_gaps_are_charged_to_the_next_command_and_long_ones_kept_apart() {
         let ms = 1_000_000;
         let spans = vec![
             // Out of order on purpose: the report sorts by start.
@@ -914,11 +916,16 @@ mod tests {
             // Overlaps b: no gap.
             (5 * ms + 10, 7 * ms, "c".to_string()),
             (8 * ms, 9 * ms, "b".to_string()),
-            // 20 ms after the last end: a long gap, only counted.
+            // 20 ms after the last end: a long gap, in its own rows.
             (29 * ms, 30 * ms, "a".to_string()),
         ];
         let (idle, long_gaps) = idle_gaps(spans);
-        assert_eq!(long_gaps, 1);
+        assert_eq!(long_gaps.len(), 1);
+        assert_eq!(
+            (long_gaps[0].name.as_str(), long_gaps[0].launches),
+            ("a", 1)
+        );
+        assert!((long_gaps[0].ms - 20.0).abs() < 1e-9, "{}", long_gaps[0].ms);
         assert_eq!(idle.len(), 1, "only b ends gaps shorter than the limit");
         assert_eq!(idle[0].name, "b");
         assert_eq!(idle[0].launches, 2);

@@ -177,7 +177,8 @@ impl OpenClBackend {
     /// With `SLUICE_PROFILE=1`: per device, the device time of each kernel launched since
     /// the last report (launches, total milliseconds) and of the transfers each way, then
     /// the time the device idled before each kind of command (gaps under 10 ms: the host
-    /// copying, waiting or enqueueing), as a table, after waiting for the queues; `None`
+    /// copying, waiting or enqueueing; longer gaps, mostly the caller's own work between
+    /// operations, in rows of their own), as a table, after waiting for the queues; `None`
     /// when profiling is off.
     pub fn profile_report(&self) -> Option<String> {
         let line = |r: &context::KernelProfile, prefix: &str| {
@@ -198,7 +199,8 @@ impl OpenClBackend {
         };
         let sorted = |mut rows: Vec<context::KernelProfile>| {
             rows.sort_by(|a, b| b.ms.total_cmp(&a.ms));
-            let total: f64 = rows.iter().map(|r| r.ms).sum();
+            // From +0.0: an empty sum of f64 is -0.0, printed as "-0.000".
+            let total = rows.iter().fold(0.0, |t, r| t + r.ms);
             (rows, total)
         };
         let mut out = String::new();
@@ -208,13 +210,16 @@ impl OpenClBackend {
             out += &format!("profile device {d} ({}): {total:.3} ms\n", ctx.info.name);
             busy.iter().for_each(|r| out += &line(r, ""));
             let (idle, total) = sorted(report.idle);
+            let (long, long_total) = sorted(report.long_gaps);
+            let long_count: usize = long.iter().map(|r| r.launches).sum();
             out += &format!(
-                "  device idle between commands: {total:.3} ms ({} gaps of {} ms or more left \
-                 out)\n",
-                report.long_gaps,
-                context::IDLE_GAP_MAX_MS
+                "  device idle between commands: {total:.3} ms in gaps under {max} ms, \
+                 {long_total:.3} ms in {long_count} of {max} ms or more\n",
+                max = context::IDLE_GAP_MAX_MS
             );
             idle.iter().for_each(|r| out += &line(r, "idle before "));
+            long.iter()
+                .for_each(|r| out += &line(r, "long idle before "));
         }
         Some(out)
     }
