@@ -389,7 +389,7 @@ enum Source<'a> {
 /// (`fr_gather_used_from_mont`), so no index of every used position is built, held or
 /// uploaded (4 bytes per used scalar: 512 MB for 2^27, built on one host in ~90 ms).
 struct UsedElements<'a> {
-    words: &'a [u64],
+    density: &'a Density,
     before: Vec<u32>,
 }
 
@@ -403,14 +403,19 @@ impl<'a> UsedElements<'a> {
             total += w.count_ones();
         }
         before.push(total);
-        UsedElements { words, before }
+        UsedElements { density, before }
+    }
+
+    /// The density's 64-bit words.
+    fn words(&self) -> &'a [u64] {
+        self.density.words()
     }
 
     /// The position of used element `k` (below the used count).
     fn position(&self, k: usize) -> usize {
         // The last word with at most k used elements before it holds element k.
         let w = self.before.partition_point(|&b| b as usize <= k) - 1;
-        let mut word = self.words[w];
+        let mut word = self.words()[w];
         for _ in 0..k - self.before[w] as usize {
             word &= word - 1;
         }
@@ -421,19 +426,6 @@ impl<'a> UsedElements<'a> {
     /// (`count` at least 1).
     fn span(&self, k0: usize, count: usize) -> (usize, usize) {
         (self.position(k0), self.position(k0 + count - 1) + 1)
-    }
-
-    /// The used positions in `[lo, hi)`, in order.
-    fn positions(&self, lo: usize, hi: usize) -> impl Iterator<Item = usize> + '_ {
-        (lo / 64..hi.div_ceil(64)).flat_map(move |w| {
-            let mut word = self.words[w];
-            std::iter::from_fn(move || {
-                let bit = word.trailing_zeros() as usize;
-                word &= word.wrapping_sub(1);
-                (bit < 64).then_some(w * 64 + bit)
-            })
-            .filter(move |&i| (lo..hi).contains(&i))
-        })
     }
 }
 
@@ -783,7 +775,7 @@ impl OpenClBackend {
                 let tracked = |what, words| ctx.temp(&self.tracker, what, words);
                 let (words_mem, _w) = tracked("msm density words", 2 * (w1 - w0))?;
                 let (before_mem, _b) = tracked("msm density ranks", w1 - w0)?;
-                ctx.write_fresh(&words_mem, 0, u64_as_words(&used.words[w0..w1]))?;
+                ctx.write_fresh(&words_mem, 0, u64_as_words(&used.words()[w0..w1]))?;
                 ctx.write_fresh(&before_mem, 0, &used.before[w0..w1])?;
                 for (i, chunk) in buf.chunks.iter().enumerate() {
                     let start = i * buf.chunk_len;
@@ -813,7 +805,11 @@ impl OpenClBackend {
                 let mut span = vec![<Fr as ff::Field>::ZERO; hi - lo];
                 buf.read(&self.devices[buf.device], lo, as_words_mut(&mut span))?;
                 match used {
-                    Some(u) => u.positions(lo, hi).map(|i| span[i - lo]).collect(),
+                    Some(u) => u
+                        .density
+                        .positions_in(lo..hi)
+                        .map(|i| span[i - lo])
+                        .collect(),
                     None => span,
                 }
                 .into()
@@ -1530,7 +1526,7 @@ mod tests {
     }
 
     /// `UsedElements` against the density's own positions: every used element's position,
-    /// spans of runs of them, and the used positions in a range; densities with empty
+    /// and spans of runs of them (with the used positions there); densities with empty
     /// words, full words and partial last words.
     #[test]
     fn used_elements_match_the_density() {
@@ -1562,7 +1558,7 @@ mod tests {
                     (want[k0], want[k0 + count - 1] + 1),
                     "seed {seed}"
                 );
-                let got: Vec<usize> = used.positions(lo, hi).collect();
+                let got: Vec<usize> = density.positions_in(lo..hi).collect();
                 assert_eq!(got, want[k0..k0 + count], "seed {seed}: len {len}");
             }
         }

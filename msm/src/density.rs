@@ -1,6 +1,7 @@
 //! Which variables an MSM uses: a bitmap over all variables (bellperson's density tracker).
 
 use alloc::vec::Vec;
+use core::ops::Range;
 
 use crate::MsmError;
 
@@ -110,6 +111,14 @@ impl Density {
     /// 64 variables).
     pub fn positions(&self) -> impl Iterator<Item = usize> + '_ {
         set_bits(0, &self.words)
+    }
+
+    /// The used positions in `range`, in increasing order (word by word, as
+    /// [`positions`](Self::positions), over the words the range touches).
+    pub fn positions_in(&self, range: Range<usize>) -> impl Iterator<Item = usize> + '_ {
+        let w1 = range.end.div_ceil(64).min(self.words.len());
+        let w0 = (range.start / 64).min(w1);
+        set_bits(w0 * 64, &self.words[w0..w1]).filter(move |i| range.contains(i))
     }
 
     /// `f(i)` for every used position `i`, in order: in parallel under the `parallel`
@@ -258,6 +267,31 @@ mod tests {
                 got: 9
             })
         );
+    }
+
+    #[test]
+    fn positions_in_a_range_are_the_positions_there() {
+        // Every fourth and every seventh variable, over word boundaries and a partial
+        // last word; ranges empty, inside one word, across words, past the end.
+        let d: Density = (0..300).map(|i| i % 4 == 0 || i % 7 == 0).collect();
+        for (lo, hi) in [
+            (0, 0),
+            (5, 5),
+            (3, 60),
+            (60, 70),
+            (0, 300),
+            (63, 129),
+            (250, 400),
+            (299, 300),
+            (310, 320),
+        ] {
+            let want: Vec<usize> = d.positions().filter(|i| (lo..hi).contains(i)).collect();
+            assert_eq!(
+                d.positions_in(lo..hi).collect::<Vec<_>>(),
+                want,
+                "{lo}..{hi}"
+            );
+        }
     }
 
     #[test]
