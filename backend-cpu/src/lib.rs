@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use ff::Field;
 use rayon::prelude::*;
-use sluice_backend::huge_pages::{copy_with_huge_pages, filled_with_huge_pages};
+use sluice_backend::huge_pages::{copy_with_huge_pages, filled_for};
 use sluice_backend::{
     check_len, check_range, Allocation, BackendError, ComputeBackend, Density, Fr, G1Affine,
     G1Projective, G2Affine, G2Projective, MemoryInfo, MemoryKind, MemoryTracker, NttOrder, Scalars,
@@ -167,14 +167,7 @@ impl ComputeBackend for CpuBackend {
 
     fn alloc_fr(&self, name: &str, len: usize) -> Result<CpuFrBuffer, BackendError> {
         let allocation = self.track::<Fr>(name, len)?;
-        // The allocator refused what the tracker allowed: out of memory all the same.
-        let data =
-            filled_with_huge_pages(len, Fr::ZERO).ok_or_else(|| BackendError::OutOfMemory {
-                kind: MemoryKind::Device,
-                what: name.to_owned(),
-                requested: allocation.bytes(),
-                available: 0,
-            })?;
+        let data = filled_for(&allocation, name, len, Fr::ZERO)?;
         Ok(CpuFrBuffer {
             data,
             _allocation: allocation,

@@ -11,6 +11,8 @@
 //! the vectors are ordinary and nothing fails. Set `SLUICE_HUGE_PAGES=0` to ask for none
 //! (for example to compare, or where the kernel's compaction for huge pages stalls).
 
+use crate::{Allocation, BackendError};
+
 /// Vectors below this many bytes are left alone: the allocator may serve them from its
 /// heap, and their page work is small.
 pub const MIN_ADVISED_BYTES: usize = 8 << 20;
@@ -36,6 +38,23 @@ pub fn filled_with_huge_pages<T: Clone>(len: usize, value: T) -> Option<Vec<T>> 
     let mut v = vec_with_huge_pages(len)?;
     v.resize(len, value);
     Some(v)
+}
+
+/// [`filled_with_huge_pages`] for memory `allocation` already counts (as `what`): the
+/// allocator refusing what the tracker allowed is [`BackendError::OutOfMemory`] all the
+/// same, in the allocation's kind.
+pub fn filled_for<T: Clone>(
+    allocation: &Allocation,
+    what: &str,
+    len: usize,
+    value: T,
+) -> Result<Vec<T>, BackendError> {
+    filled_with_huge_pages(len, value).ok_or_else(|| BackendError::OutOfMemory {
+        kind: allocation.kind(),
+        what: what.to_owned(),
+        requested: allocation.bytes(),
+        available: 0,
+    })
 }
 
 /// A copy of `src` in a vector advised as huge ([`vec_with_huge_pages`]); aborts like
@@ -112,6 +131,19 @@ mod tests {
     fn absurd_capacities_are_refused() {
         assert!(vec_with_huge_pages::<u64>(usize::MAX / 4).is_none());
         assert!(filled_with_huge_pages(usize::MAX / 4, 0u64).is_none());
+        let tracker = crate::MemoryTracker::default();
+        let counted = tracker
+            .allocate(crate::MemoryKind::Host, "x", 1 << 20)
+            .expect("no limit");
+        assert!(matches!(
+            filled_for(&counted, "x", usize::MAX / 4, 0u64),
+            Err(BackendError::OutOfMemory {
+                kind: crate::MemoryKind::Host,
+                requested: 1048576,
+                ..
+            })
+        ));
+        assert_eq!(filled_for(&counted, "x", 3, 7u64).ok(), Some(vec![7; 3]));
     }
 
     /// Where the kernel takes the advice, the vector's mapping carries it: `hg` among the

@@ -66,9 +66,8 @@ impl Prefaulted {
     /// grows its own, as without a capacity.
     fn new(capacity: Capacity) -> Option<Self> {
         // Writing each element makes the kernel map and zero the pages here, not on the
-        // synthesizing thread.
-        // On huge pages where the system offers them: faster to write here, and far
-        // faster to free after the proof (sluice_backend::huge_pages).
+        // synthesizing thread; on huge pages where the system offers them, faster to write
+        // and far faster to free after the proof (sluice_backend::huge_pages).
         let touched = |n: usize| {
             let mut v = filled_with_huge_pages(n, Fr::ZERO)?;
             v.clear();

@@ -48,7 +48,7 @@ use std::ops::{Deref, DerefMut, Range};
 
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
-use sluice_backend::huge_pages::filled_with_huge_pages;
+use sluice_backend::huge_pages::filled_for;
 use sluice_backend::{
     Allocation, BackendError, ComputeBackend, MemoryKind, MemoryTracker, NttOrder, Transform,
 };
@@ -83,15 +83,7 @@ impl HostVector {
             what,
             (len as u64).saturating_mul(FR_BYTES),
         )?;
-        let bytes = allocation.bytes();
-        // The allocator refused what the tracker allowed: out of host memory all the same.
-        let data =
-            filled_with_huge_pages(len, Fr::ZERO).ok_or_else(|| BackendError::OutOfMemory {
-                kind: MemoryKind::Host,
-                what: what.to_owned(),
-                requested: bytes,
-                available: 0,
-            })?;
+        let data = filled_for(&allocation, what, len, Fr::ZERO)?;
         Ok(HostVector { data, allocation })
     }
 
