@@ -120,9 +120,14 @@ impl CpuBackend {
         scalars: Scalars<'_, Self>,
         density: Option<&Density>,
     ) -> Result<C, BackendError> {
+        let owned;
         let scalars = match scalars {
             Scalars::Host(s) => s,
             Scalars::Buffer(b) => b.as_slice(),
+            Scalars::Owned(b) => {
+                owned = b;
+                owned.as_slice()
+            }
         };
         let needed = density.map_or(scalars.len(), Density::count_ones);
         let available = bases.len().saturating_sub(skip);

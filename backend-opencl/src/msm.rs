@@ -364,13 +364,11 @@ fn segment_len(span: usize, sets: usize, buckets: usize) -> usize {
 
 /// One device's share of an MSM: (bases chunk, first base in it, first scalar, count, the
 /// scalars if already prepared).
-type Batch = (
-    usize,
-    usize,
-    usize,
-    usize,
-    Option<(ocl::core::Mem, Allocation)>,
-);
+type Batch = (usize, usize, usize, usize, Option<PreparedScalars>);
+
+/// A batch's canonical scalars on its device, and their tracked allocation (`None` where
+/// they were converted in place in a buffer the MSM owns, which counts them already).
+type PreparedScalars = (ocl::core::Mem, Option<Allocation>);
 
 /// Where the MSM's scalars come from, after density compaction: the k-th used scalar is
 /// `host[k]`, or the k-th used element of the device buffer (element k without a density,
@@ -380,6 +378,9 @@ enum Source<'a> {
     Buffer {
         buf: &'a Chunked,
         used: Option<UsedElements<'a>>,
+        /// The MSM owns `buf` ([`Scalars::Owned`]): its leading scalars may be converted
+        /// where they are.
+        owned: bool,
     },
 }
 
@@ -543,6 +544,7 @@ impl OpenClBackend {
         let scalars_len = match &scalars {
             Scalars::Host(s) => s.len(),
             Scalars::Buffer(b) => b.data.len,
+            Scalars::Owned(b) => b.data.len,
         };
         if let Some(d) = density {
             if d.len() != scalars_len {
@@ -562,23 +564,34 @@ impl OpenClBackend {
                 got: available,
             });
         }
+        // An owned buffer lives here until the MSM returns; the source borrows it.
+        let owned_buf;
         let source = match scalars {
             Scalars::Host(s) => Source::Host(match density {
                 Some(d) => d.gather(s)?.into(),
                 None => s.into(),
             }),
-            Scalars::Buffer(b) => {
+            Scalars::Buffer(_) | Scalars::Owned(_) => {
+                let (buf, owned) = match scalars {
+                    Scalars::Owned(b) => {
+                        owned_buf = b;
+                        (&owned_buf.data, true)
+                    }
+                    Scalars::Buffer(b) => (&b.data, false),
+                    Scalars::Host(_) => unreachable!("matched above"),
+                };
                 if scalars_len > u32::MAX as usize {
                     return Err(BackendError::Unsupported(
                         "an MSM over a scalar buffer of 2^32 or more elements".into(),
                     ));
                 }
                 Source::Buffer {
-                    buf: &b.data,
+                    buf,
                     // A density of the first k scalars (h's) reads them in place.
                     used: density
                         .filter(|d| d.used_prefix().is_none())
                         .map(UsedElements::new),
+                    owned,
                 }
             }
         };
@@ -751,13 +764,37 @@ impl OpenClBackend {
         source: &Source<'_>,
         k0: usize,
         count: usize,
-    ) -> Result<(ocl::core::Mem, Allocation), BackendError> {
+    ) -> Result<PreparedScalars, BackendError> {
         let ctx = &self.devices[d];
-        let out = ctx.temp(&self.tracker, "msm scalars", count * 8)?;
+        let to_canonical = |mem: &ocl::core::Mem| {
+            ctx.kernel(ProgramKind::Fr, "fr_from_mont")?
+                .mem(mem)?
+                .mem(mem)?
+                .u32(count as u32)?
+                .run(count, None)
+        };
+        if let Source::Buffer {
+            buf,
+            used: None,
+            owned: true,
+        } = source
+        {
+            // The owned buffer's leading scalars, all in its first chunk: converted where
+            // they are, without a copy of them.
+            if buf.device == d && k0 == 0 && count <= buf.chunk_elems(0) {
+                let mem = buf.chunks[0].clone();
+                to_canonical(&mem)?;
+                return Ok((mem, None));
+            }
+        }
+        let (out_mem, tracked) = ctx.temp(&self.tracker, "msm scalars", count * 8)?;
+        let out = (out_mem, Some(tracked));
         let out_mem = &out.0;
         let host_scalars: std::borrow::Cow<'_, [Fr]> = match source {
             Source::Host(s) => s[k0..k0 + count].into(),
-            Source::Buffer { buf, used: None } if buf.device == d => {
+            Source::Buffer {
+                buf, used: None, ..
+            } if buf.device == d => {
                 // Elements k0.. in order: copied on the device, converted below.
                 buf.each_range(k0, count, |chunk, at, from, n| {
                     let w = buf.words;
@@ -768,6 +805,7 @@ impl OpenClBackend {
             Source::Buffer {
                 buf,
                 used: Some(used),
+                ..
             } if buf.device == d => {
                 // The density's words over the span, and the used counts before each.
                 let (lo, hi) = used.span(k0, count);
@@ -797,7 +835,7 @@ impl OpenClBackend {
                 }
                 return Ok(out);
             }
-            Source::Buffer { buf, used } => {
+            Source::Buffer { buf, used, .. } => {
                 // Another device holds the scalars: read the span they cover, pick the used.
                 let (lo, hi) = used
                     .as_ref()
@@ -816,11 +854,7 @@ impl OpenClBackend {
             }
         };
         ctx.write(out_mem, 0, as_words(&host_scalars))?;
-        ctx.kernel(ProgramKind::Fr, "fr_from_mont")?
-            .mem(out_mem)?
-            .mem(out_mem)?
-            .u32(count as u32)?
-            .run(count, None)?;
+        to_canonical(out_mem)?;
         Ok(out)
     }
 
@@ -1141,6 +1175,11 @@ mod tests {
                 .$msm(&resident, skip, Scalars::Buffer(&sbuf), None)
                 .unwrap();
             assert!(got == want, "buffer scalars, n {n}, seed {seed}");
+            let owned = b.upload_fr("owned scalars", &s).unwrap();
+            let got = b
+                .$msm(&resident, skip, Scalars::Owned(owned), None)
+                .unwrap();
+            assert!(got == want, "owned scalars, n {n}, seed {seed}");
 
             // Density: the bases are dense over the used variables. A density of the first
             // n - 1 scalars (h's shape) reads a scalar buffer in place.
@@ -1163,6 +1202,11 @@ mod tests {
                     got == want,
                     "buffer scalars with {what}, n {n}, seed {seed}"
                 );
+                let owned = b.upload_fr("owned scalars", &s).unwrap();
+                let got = b
+                    .$msm(&resident, skip, Scalars::Owned(owned), Some(&d))
+                    .unwrap();
+                assert!(got == want, "owned scalars with {what}, n {n}, seed {seed}");
             }
 
             // Fewer scalars than bases uses a prefix; more is an error.
@@ -1268,6 +1312,55 @@ mod tests {
                 "G2 host scalars",
             );
         }
+    }
+
+    /// An MSM that owns its scalar buffer (h's prefix density) converts the scalars where
+    /// they are: its tracked peak is a borrowed buffer's less the copy (32 bytes a used
+    /// scalar), and the buffer is freed when it returns.
+    #[test]
+    fn owned_scalars_convert_in_place() {
+        use crate::testing::{backend_with, test_device};
+        use crate::{DeviceSelector, OpenClConfig};
+        use sluice_backend::{MemoryKind, MemoryTracker};
+        let seed = 3200;
+        let tracker = MemoryTracker::default();
+        let Some(b) = backend_with(OpenClConfig {
+            devices: DeviceSelector::Index(test_device()),
+            tracker: Some(tracker.clone()),
+            ..OpenClConfig::default()
+        }) else {
+            return;
+        };
+        let n = 3000;
+        let all = bases::<G1Projective>(n, seed);
+        let g1 = b.upload_g1_bases("g1", &all).unwrap();
+        let s = scalars(n, seed + 1);
+        let mut prefix = Density::full(n - 1);
+        prefix.push(false);
+        let want = sluice_msm::msm_g1_vartime(&all[..n - 1], &s, Some(&prefix)).unwrap();
+        let own_peak = |scalars: Scalars<'_, OpenClBackend>, what: &str| {
+            let held = tracker.current(MemoryKind::Device);
+            tracker.reset_peaks();
+            let got = b.msm_g1_vartime(&g1, 0, scalars, Some(&prefix)).unwrap();
+            assert!(got == want, "{what} scalars (seed {seed})");
+            tracker.peak(MemoryKind::Device) - held
+        };
+        let buf = b.upload_fr("borrowed scalars", &s).unwrap();
+        let borrowed = own_peak(Scalars::Buffer(&buf), "borrowed");
+        drop(buf);
+        let buf = b.upload_fr("owned scalars", &s).unwrap();
+        let held = tracker.current(MemoryKind::Device);
+        let owned = own_peak(Scalars::Owned(buf), "owned");
+        assert_eq!(
+            borrowed - owned,
+            (n as u64 - 1) * 32,
+            "peaks {borrowed} borrowed, {owned} owned (seed {seed})"
+        );
+        assert_eq!(
+            tracker.current(MemoryKind::Device),
+            held - n as u64 * 32,
+            "the owned buffer is freed (seed {seed})"
+        );
     }
 
     #[test]

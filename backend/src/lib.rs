@@ -73,6 +73,10 @@ pub enum Scalars<'a, B: ComputeBackend + ?Sized> {
     Host(&'a [Fr]),
     /// Scalars in a buffer of this backend.
     Buffer(&'a B::FrBuffer),
+    /// Scalars in a buffer of this backend that the MSM takes over and frees: it may
+    /// overwrite them (convert them in place rather than copy them, one vector less of
+    /// device memory during the MSM), as for h, which nothing reads after its MSM.
+    Owned(B::FrBuffer),
 }
 
 /// The group of an MSM, for [`ComputeBackend::msm_scratch_bytes`].

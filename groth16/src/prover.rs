@@ -103,7 +103,8 @@ pub struct PhaseTimes {
     /// H: a, b, c to h's coefficients, then h's MSM.
     pub h: Duration,
     /// The L MSM, and before it the one upload of the auxiliary scalars that the L, A and
-    /// B MSMs share when h's MSM ran on the device without batches.
+    /// B MSMs share when h's MSM ran on the device without batches (in H's part instead
+    /// on a backend that queues work, where the upload overlaps H's transforms).
     pub l: Duration,
     /// The A MSMs (inputs, then aux by density).
     pub a: Duration,
@@ -234,11 +235,12 @@ pub fn compute_h<B: ComputeBackend>(
         to_coset(backend, &mut a_buf)?;
         drop(a);
         let mut b_buf = backend.upload_fr_padded("b", &b, n)?;
-        drop(b);
         backend.mul_assign(&mut c_buf, &b_buf)?;
         for buf in [&mut b_buf, &mut c_buf] {
             to_coset(backend, buf)?;
         }
+        // Freed once the device has work queued behind the upload (tens of ms at 2^27).
+        drop(b);
         (b_buf, c_buf)
     } else {
         drop(a);
@@ -259,11 +261,12 @@ pub fn compute_h<B: ComputeBackend>(
     Ok(a_buf)
 }
 
-/// The h MSM over h's n coefficients left on the device.
+/// The h MSM over h's n coefficients left on the device; it takes h (nothing reads it
+/// after), so a backend may convert the scalars in place rather than copy them.
 fn h_msm_on_device<B, P>(
     backend: &B,
     params: &P,
-    h: &B::FrBuffer,
+    h: B::FrBuffer,
     n: usize,
 ) -> Result<G1Projective, Groth16Error>
 where
@@ -275,7 +278,7 @@ where
     let mut h_density = Density::full(n - 1);
     h_density.push(false);
     let bases = params.g1_bases(backend, G1Query::H)?;
-    Ok(backend.msm_g1_vartime(&bases, 0, Scalars::Buffer(h), Some(&h_density))?)
+    Ok(backend.msm_g1_vartime(&bases, 0, Scalars::Owned(h), Some(&h_density))?)
 }
 
 /// Proves a synthesized circuit with blinding `r`, `s`; returns the proof and what it held.
@@ -381,7 +384,7 @@ where
     // h left on the device: one MSM there, or read back for batches.
     let h_on_device = |h_buf: B::FrBuffer| -> Result<G1Projective, Groth16Error> {
         if batch.is_none() {
-            return h_msm_on_device(backend, params, &h_buf, n);
+            return h_msm_on_device(backend, params, h_buf, n);
         }
         let mut h = HostVector::zeroed(host_tracker, "h", n)?;
         backend.read_fr(&h_buf, 0, &mut h)?;
@@ -391,13 +394,32 @@ where
 
     let (a, b) = cs.take_ab();
     // Whether h's MSM read a device vector of n, whose place the auxiliary scalars may
-    // take below (the pipeline's planner reserves it next to the MSM scratch).
+    // take (the pipeline's planner reserves it next to the MSM scratch).
     let mut h_vector_on_device = batch.is_none();
+    // The auxiliary scalars go to the device once, for the four MSMs over them, which then
+    // gather them by density there: one upload instead of four, and no host copy per
+    // density (at 2^26 a density's copy made the A MSM three times the L MSM's time).
+    let upload_aux = || -> Result<Option<B::FrBuffer>, Groth16Error> {
+        let aux = cs.aux_assignment();
+        match aux.len() <= n && !aux.is_empty() {
+            true => Ok(Some(backend.upload_fr("aux", aux)?)),
+            false => Ok(None),
+        }
+    };
+    // Set where the auxiliary scalars went up before h's MSM.
+    let mut early_aux = None;
     let h = match config.h_mode {
         HMode::InMemory => {
             let a = HostVector::track(host_tracker, "a", a)?;
             let b = HostVector::track(host_tracker, "b", b)?;
-            h_on_device(compute_h(backend, a, b, n)?)?
+            let h_buf = compute_h(backend, a, b, n)?;
+            // With queued work, the upload runs while H's last transforms do (about
+            // 0.1 s at 2^27), not after h's MSM with the device idle. The device holds
+            // no more for it: h's MSM converts h in place instead of copying it.
+            if backend.queues_work() && h_vector_on_device {
+                early_aux = Some(upload_aux()?);
+            }
+            h_on_device(h_buf)?
         }
         HMode::Streaming {
             device_budget_bytes,
@@ -425,13 +447,10 @@ where
 
     let inputs = cs.input_assignment();
     let aux = cs.aux_assignment();
-    // The auxiliary scalars go to the device once, in h's place, for the four MSMs over
-    // them, which then gather them by density there: one upload instead of four, and no
-    // host copy per density (at 2^26 a density's copy made the A MSM three times the L
-    // MSM's time).
-    let aux_buf = match h_vector_on_device && aux.len() <= n && !aux.is_empty() {
-        true => Some(backend.upload_fr("aux", aux)?),
-        false => None,
+    let aux_buf = match early_aux {
+        Some(buf) => buf,
+        None if h_vector_on_device => upload_aux()?,
+        None => None,
     };
     // The MSM of `query`'s points from `skip` with the auxiliary scalars used by `density`.
     let g1_aux = |query, skip, density| match &aux_buf {

@@ -295,5 +295,6 @@ fn split<'a, P: ComputeBackend, S: ComputeBackend>(
     match scalars {
         Scalars::Host(h) => (Scalars::Host(h), Scalars::Host(h)),
         Scalars::Buffer(b) => (Scalars::Buffer(&b.primary), Scalars::Buffer(&b.secondary)),
+        Scalars::Owned(b) => (Scalars::Owned(b.primary), Scalars::Owned(b.secondary)),
     }
 }
