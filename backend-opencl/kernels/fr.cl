@@ -67,6 +67,34 @@ inline uint reverse_bits(uint x) {
   return (x >> 16) | (x << 16);
 }
 
+// The low `bits` bits of x reversed (0 for no bits).
+inline uint reverse_low_bits(uint x, uint bits) {
+  return bits == 0 ? 0 : reverse_bits(x) >> (32 - bits);
+}
+
+// a[q] *= c[0] c[1]^rev(j) for element j of each run of 2^log_n (log_n >= 11) in bit-reversed
+// order (rev over log_n bits): the coset shift by g = c[1] of bit-reversed evaluations, scaled
+// by c[0], without reversing them first. c[2] = g^(2^(log_n - 11)). Item `lane` of block b
+// (a warp of 32) takes the 64 elements b 2^11 + m 32 + lane: rev of that position is
+// rev5(lane) 2^(log_n - 5) + rev6(m) 2^(log_n - 11) + rev(b), so walking m in the order
+// rev6(m) = 0, 1, 2, ... the power advances by c[2], and every step of the warp touches 32
+// consecutive elements.
+__kernel void fr_coset_powers_br(__global Fr *a, __global const Fr *c, uint n, uint log_n) {
+  const uint t = get_global_id(0);
+  const ulong base = (ulong)(t / 32) * 2048 + t % 32;
+  if (base >= n) return;
+  const uint block = (uint)((base & ((1ul << log_n) - 1)) >> 11);
+  const ulong e = ((ulong)reverse_low_bits(t % 32, 5) << (log_n - 5)) |
+                  reverse_low_bits(block, log_n - 11);
+  Fr p = Fr_mul(c[0], Fr_pow(c[1], e));
+  const Fr step = c[2];
+  for (uint k = 0; k < 64; k++) {
+    const ulong i = base + (ulong)reverse_low_bits(k, 6) * 32;
+    a[i] = Fr_mul(a[i], p);
+    p = Fr_mul(p, step);
+  }
+}
+
 // Local-memory tiles of the NTT and the bit reversal are planes of 32-bit words: word j of
 // slot s at u[j * slots + s]. A warp's access (lane i: word j of slot s_i) then meets 32
 // distinct banks whenever the s_i differ mod 32, where an array of Fr (32-byte stride)

@@ -248,10 +248,13 @@ impl OpenClBackend {
         Ok(())
     }
 
-    /// A one-element device buffer holding `v`, for kernels that take a scalar operand.
-    fn constant(&self, ctx: &DeviceCtx, v: Fr) -> Result<ocl::core::Mem, BackendError> {
-        let m = ctx.raw_buffer("fr constant", 8)?;
-        ctx.write(&m, 0, as_words(&[v]))?;
+    /// A device buffer holding `v`, for kernels that take scalar operands. It goes up on
+    /// the transfer queue ([`DeviceCtx::write_fresh`]): a blocking write behind the queued
+    /// kernels would wait for them, and each NTT's 1/n and each coset shift would then hold
+    /// the host until the device had caught up.
+    fn constants(&self, ctx: &DeviceCtx, v: &[Fr]) -> Result<ocl::core::Mem, BackendError> {
+        let m = ctx.raw_buffer("fr constants", 8 * v.len())?;
+        ctx.write_fresh(&m, 0, as_words(v))?;
         Ok(m)
     }
 
@@ -262,12 +265,36 @@ impl OpenClBackend {
         n: usize,
         s: Fr,
     ) -> Result<(), BackendError> {
-        let s = self.constant(ctx, s)?;
+        let s = self.constants(ctx, &[s])?;
         ctx.kernel(ProgramKind::Fr, "fr_scale")?
             .mem(mem)?
             .mem(&s)?
             .u32(n as u32)?
             .run(n, None)
+    }
+
+    /// `a[i] *= factor g^rev(j)` over the `count` elements of `mem`, runs of 2^log_n
+    /// (`log_n >= ntt::COSET_BR_MIN_LOG`) in bit-reversed order, element `i` being element `j` of
+    /// its run: the coset shift of bit-reversed evaluations, without reversing them.
+    pub(crate) fn coset_powers_br_chunk(
+        &self,
+        ctx: &DeviceCtx,
+        mem: &ocl::core::Mem,
+        count: usize,
+        log_n: u32,
+        g: Fr,
+        factor: Fr,
+    ) -> Result<(), BackendError> {
+        // The kernel's blocks: 32 items of 64 elements each (see `fr_coset_powers_br`).
+        const BLOCK: usize = 1 << crate::ntt::COSET_BR_MIN_LOG;
+        let step = g.pow_vartime([1u64 << (log_n - crate::ntt::COSET_BR_MIN_LOG)]);
+        let c = self.constants(ctx, &[factor, g, step])?;
+        ctx.kernel(ProgramKind::Fr, "fr_coset_powers_br")?
+            .mem(mem)?
+            .mem(&c)?
+            .u32(count as u32)?
+            .u32(log_n)?
+            .run(count.div_ceil(BLOCK) * 32, None)
     }
 
     /// `a[i] *= g_k^j` over one chunk of `n` elements starting at element `first` of its
@@ -289,7 +316,8 @@ impl OpenClBackend {
         const PER_ITEM: usize = 64;
         const LANES: usize = 32;
         let (g, _tracked) = ctx.temp(&self.tracker, "segment generators", gens.len() * 8)?;
-        ctx.write(&g, 0, as_words(gens))?;
+        // Not behind the queued kernels (see `constants`).
+        ctx.write_fresh(&g, 0, as_words(gens))?;
         ctx.kernel(ProgramKind::Fr, "fr_segment_powers")?
             .mem(mem)?
             .mem(&g)?

@@ -853,7 +853,8 @@ impl OpenClBackend {
                 .into()
             }
         };
-        ctx.write(out_mem, 0, as_words(&host_scalars))?;
+        // A new buffer: on the transfer queue, beside the kernels already queued.
+        ctx.write_fresh(out_mem, 0, as_words(&host_scalars))?;
         to_canonical(out_mem)?;
         Ok(out)
     }

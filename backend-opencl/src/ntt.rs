@@ -16,6 +16,10 @@ use crate::{lock, OpenClBackend, OpenClFrBuffer};
 /// passes (9 rounds on contiguous data, then 6 on tiles of 8 columns).
 const MAX_ROUNDS_PER_PASS: u32 = 9;
 
+/// The smallest run (2^k elements) whose coset shift runs on bit-reversed elements
+/// (`fr_coset_powers_br`: blocks of 2^11); smaller runs are reversed first.
+pub(crate) const COSET_BR_MIN_LOG: u32 = 11;
+
 /// The pass kernels by register rounds r (`fr_ntt_pass_r{r}`, groups of 2^(k-r) items for a
 /// tile of 2^k elements).
 const PASS_KERNELS: [&str; 2] = ["fr_ntt_pass_r1", "fr_ntt_pass_r2"];
@@ -158,21 +162,43 @@ impl OpenClBackend {
         let input_br = order.input_bit_reversed();
         let output_br = order.output_bit_reversed();
         let coset = |shift: Fr| self.segment_powers_chunk(ctx, mem, count, 0, 1 << log_n, &[shift]);
+        // The shift of bit-reversed elements, scaled, where runs are long enough.
+        let coset_br = |shift: Fr, factor: Fr| {
+            self.coset_powers_br_chunk(ctx, mem, count, log_n, shift, factor)
+        };
+        let shift_br = log_n >= COSET_BR_MIN_LOG;
         let ntt = |inverse, input_br, output_br| {
             self.ntt(ctx, mem, log_n, count, inverse, input_br, output_br)
         };
         match transform {
-            Transform::Ntt => ntt(false, input_br, output_br),
-            Transform::Intt => ntt(true, input_br, output_br),
+            Transform::Ntt => ntt(Some(false), input_br, output_br),
+            Transform::Intt => ntt(Some(true), input_br, output_br),
+            // Bit-reversed input: shifted where it is, then decimation in time (natural
+            // output), where reversing twice cost two passes over the data.
+            Transform::CosetNtt if input_br && shift_br => {
+                coset_br(g, Fr::ONE)?;
+                ntt(Some(false), true, output_br)
+            }
             Transform::CosetNtt => {
                 if input_br {
                     bit_reverse(ctx, mem, log_n, count)?;
                 }
                 coset(g)?;
-                ntt(false, false, output_br)
+                ntt(Some(false), false, output_br)
+            }
+            // Natural input: decimation in frequency leaves the elements bit-reversed;
+            // they are shifted there with the 1/n folded into the powers (no scale pass).
+            Transform::CosetIntt if !input_br && shift_br => {
+                ntt(None, false, true)?;
+                let n_inv = Fr::from(1u64 << log_n).invert().unwrap_or(Fr::ONE);
+                coset_br(g.invert().unwrap_or(Fr::ONE), n_inv)?;
+                if !output_br {
+                    bit_reverse(ctx, mem, log_n, count)?;
+                }
+                Ok(())
             }
             Transform::CosetIntt => {
-                ntt(true, input_br, false)?;
+                ntt(Some(true), input_br, false)?;
                 coset(g.invert().unwrap_or(Fr::ONE))?;
                 if output_br {
                     bit_reverse(ctx, mem, log_n, count)?;
@@ -185,7 +211,8 @@ impl OpenClBackend {
     /// (I)NTT of each run of 2^log_n elements of the `count` in `mem`; input and output
     /// orders as given (not both bit-reversed). Natural input runs decimation in frequency (bit-reversed output),
     /// bit-reversed input decimation in time (natural output); a bit reversal fixes the
-    /// order otherwise.
+    /// order otherwise. `inverse`: `Some(false)` forward, `Some(true)` inverse with its
+    /// 1/n, `None` inverse without it (the caller folds 1/n into a later pass).
     #[allow(clippy::too_many_arguments)]
     fn ntt(
         &self,
@@ -193,11 +220,11 @@ impl OpenClBackend {
         mem: &ocl::core::Mem,
         log_n: u32,
         count: usize,
-        inverse: bool,
+        inverse: Option<bool>,
         input_br: bool,
         output_br: bool,
     ) -> Result<(), BackendError> {
-        let tw = self.twiddles(ctx, log_n, inverse)?;
+        let tw = self.twiddles(ctx, log_n, inverse != Some(false))?;
         if input_br {
             passes(ctx, mem, &tw, log_n, count, false)?;
             if output_br {
@@ -209,7 +236,7 @@ impl OpenClBackend {
                 bit_reverse(ctx, mem, log_n, count)?;
             }
         }
-        if inverse {
+        if inverse == Some(true) {
             let n_inv = Fr::from(1u64 << log_n).invert().unwrap_or(Fr::ONE);
             self.scale_chunk(ctx, mem, count, n_inv)?;
         }

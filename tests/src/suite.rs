@@ -56,7 +56,7 @@ impl SuiteSizes {
     /// split into tiny chunks on purpose.
     pub fn small() -> Self {
         SuiteSizes {
-            ntt_logs: vec![0, 1, 2, 5, 8, 11],
+            ntt_logs: vec![0, 1, 2, 5, 8, 11, 13],
             ntt_forward_logs: vec![13],
             proof_log: 10,
             pointwise: vec![1, 3, 1000, 4097],
