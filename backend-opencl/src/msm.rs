@@ -920,12 +920,8 @@ impl OpenClBackend {
             // reduce from 2^15 scalars on.
             None => Some(CPU_POINT_GROUP),
         };
-        // Temporaries are released only once every kernel of the launch is queued. A
-        // release in between (as soon as the last kernel using a buffer was queued) left
-        // the device idle before the scatter, the reduce and the group sums: on an H200
-        // the host got there only after the kernels before had finished (3.4 ms a launch
-        // before the reduce in the 2^27 partition), as if the release waited for them.
-        // The tracked peak is the same (msm_scratch counts every temporary at once).
+        // Buffers are dropped as soon as the last kernel using them is enqueued: OpenCL
+        // frees them once that kernel is done.
         let counts = temp("msm bucket counts", windows * buckets)?;
         ctx.fill_zero(&counts.0, windows * buckets)?;
         let items = count.div_ceil(per_item);
@@ -981,6 +977,7 @@ impl OpenClBackend {
                 .mem(&cursor.0)?
                 .mem(&rank.0)?,
         )?;
+        drop((counts, block_sums));
 
         let entries = temp("msm sorted entries", windows * span)?;
         ctx.kernel(A::PROGRAM, &name("msm_scatter"))?
@@ -1016,6 +1013,7 @@ impl OpenClBackend {
             .u32(cap as u32)?
             .u32(windows as u32)?
             .run_any_group(windows * segs, point_group)?;
+        drop((entries, off, cursor, rank));
 
         let mut sums = temp("msm window slices", windows * slices * pw)?;
         ctx.kernel(A::PROGRAM, &name("msm_reduce"))?
@@ -1027,10 +1025,10 @@ impl OpenClBackend {
             .u32(slices as u32)?
             .u32(windows as u32)?
             .run_any_group(windows * slices, point_group)?;
+        drop((partials, keys, totals));
 
         // Slices are a power of two, so every group lies within one window.
         let mut per_window = slices;
-        let mut summed = Vec::new();
         while per_window > 1 && windows * per_window > HOST_SUM {
             let group = SUM_GROUP.min(per_window);
             per_window /= group;
@@ -1041,9 +1039,8 @@ impl OpenClBackend {
                 .u32((windows * per_window) as u32)?
                 .u32(group as u32)?
                 .run_any_group(windows * per_window, point_group)?;
-            summed.push(std::mem::replace(&mut sums, next));
+            sums = next;
         }
-        // Every temporary but the results is released here, with the launch queued.
         Ok(Pending {
             ctx,
             results: sums,
