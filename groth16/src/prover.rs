@@ -228,6 +228,21 @@ pub fn compute_h<B: ComputeBackend>(
     b: HostVector,
     n: usize,
 ) -> Result<B::FrBuffer, Groth16Error> {
+    compute_h_then(backend, a, b, n, || Ok(())).map(|(h, ())| h)
+}
+
+/// [`compute_h`], running `queued` once all of H's device work is queued, before the
+/// buffers that work reads are released. On a GPU a release waits for the kernels that
+/// use the buffer, so work put there (an upload) runs beside all of H's kernels rather than
+/// its last few. The device holds b and c a little longer (not above H's peak of three
+/// vectors, plus what `queued` adds).
+pub(crate) fn compute_h_then<B: ComputeBackend, T>(
+    backend: &B,
+    a: HostVector,
+    b: HostVector,
+    n: usize,
+    queued: impl FnOnce() -> Result<T, Groth16Error>,
+) -> Result<(B::FrBuffer, T), Groth16Error> {
     let mut a_buf = backend.upload_fr_padded("a", &a, n)?;
     let (b_buf, c_buf) = if backend.queues_work() {
         // c = a b pointwise, from a copy of a made on the device (not a third upload).
@@ -254,11 +269,18 @@ pub fn compute_h<B: ComputeBackend>(
         (b_buf, c_buf)
     };
     backend.mul_assign(&mut a_buf, &b_buf)?;
-    drop(b_buf);
+    if !backend.queues_work() {
+        drop(b_buf);
+        backend.sub_assign(&mut a_buf, &c_buf)?;
+        drop(c_buf);
+        quotient_to_h(backend, &mut a_buf, n)?;
+        return Ok((a_buf, queued()?));
+    }
     backend.sub_assign(&mut a_buf, &c_buf)?;
-    drop(c_buf);
     quotient_to_h(backend, &mut a_buf, n)?;
-    Ok(a_buf)
+    let then = queued()?;
+    drop((b_buf, c_buf));
+    Ok((a_buf, then))
 }
 
 /// The h MSM over h's n coefficients left on the device; it takes h (nothing reads it
@@ -412,13 +434,16 @@ where
         HMode::InMemory => {
             let a = HostVector::track(host_tracker, "a", a)?;
             let b = HostVector::track(host_tracker, "b", b)?;
-            let h_buf = compute_h(backend, a, b, n)?;
-            // With queued work, the upload runs while H's last transforms do (about
-            // 0.1 s at 2^27), not after h's MSM with the device idle. The device holds
-            // no more for it: h's MSM converts h in place instead of copying it.
-            if backend.queues_work() && h_vector_on_device {
-                early_aux = Some(upload_aux()?);
-            }
+            // With queued work, the upload (about 0.1 s at 2^27) runs while H's transforms
+            // do, not after h's MSM with the device idle. The device holds no more for
+            // it: h's MSM converts h in place instead of copying it.
+            let (h_buf, aux) = compute_h_then(backend, a, b, n, || {
+                match backend.queues_work() && h_vector_on_device {
+                    true => upload_aux().map(Some),
+                    false => Ok(None),
+                }
+            })?;
+            early_aux = aux;
             h_on_device(h_buf)?
         }
         HMode::Streaming {
