@@ -60,21 +60,32 @@ fn add_to_row(rows: &mut Vec<KernelProfile>, name: &str, ms: f64, wg: usize, pri
 /// nanoseconds: each gap is charged to the command that ends it (the device idles while
 /// the host copies, waits or enqueues). Gaps of [`IDLE_GAP_MAX_MS`] or more go to a second
 /// set of rows: mostly the caller's own work between operations (a bench preparing its
-/// next row), but also host work inside one.
+/// next row), but also host work inside one. Their rows also name the command the gap
+/// follows (`X (after W)`: the one that ended last), which tells a late upload (after an
+/// upload piece) from late host work (after a kernel).
 fn idle_gaps(mut spans: Vec<(u64, u64, String)>) -> (Vec<KernelProfile>, Vec<KernelProfile>) {
     spans.sort_by_key(|s| s.0);
     let (mut idle, mut long_gaps) = (Vec::new(), Vec::new());
-    let mut last_end: Option<u64> = None;
+    // The latest end so far, and the command it belongs to.
+    let mut last: Option<(u64, String)> = None;
     for (start, end, name) in spans {
-        if let Some(prev) = last_end {
-            let gap_ms = start.saturating_sub(prev) as f64 * 1e-6;
+        if let Some((prev, before)) = &last {
+            let gap_ms = start.saturating_sub(*prev) as f64 * 1e-6;
             if gap_ms >= IDLE_GAP_MAX_MS {
-                add_to_row(&mut long_gaps, &name, gap_ms, 0, 0);
+                add_to_row(
+                    &mut long_gaps,
+                    &format!("{name} (after {before})"),
+                    gap_ms,
+                    0,
+                    0,
+                );
             } else if gap_ms > 0.0 {
                 add_to_row(&mut idle, &name, gap_ms, 0, 0);
             }
         }
-        last_end = Some(last_end.map_or(end, |p| p.max(end)));
+        if last.as_ref().map_or(true, |(prev, _)| end > *prev) {
+            last = Some((end, name));
+        }
     }
     (idle, long_gaps)
 }
@@ -916,14 +927,17 @@ mod tests {
             // Overlaps b: no gap.
             (5 * ms + 10, 7 * ms, "c".to_string()),
             (8 * ms, 9 * ms, "b".to_string()),
+            // Starts after b and ends before it: the gap below still follows b.
+            (8 * ms + ms / 2, 8 * ms + ms * 7 / 10, "d".to_string()),
             // 20 ms after the last end: a long gap, in its own rows.
             (29 * ms, 30 * ms, "a".to_string()),
         ];
         let (idle, long_gaps) = idle_gaps(spans);
         assert_eq!(long_gaps.len(), 1);
+        // d started last, but b ended last: the gap follows b.
         assert_eq!(
             (long_gaps[0].name.as_str(), long_gaps[0].launches),
-            ("a", 1)
+            ("a (after b)", 1)
         );
         assert!((long_gaps[0].ms - 20.0).abs() < 1e-9, "{}", long_gaps[0].ms);
         assert_eq!(idle.len(), 1, "only b ends gaps shorter than the limit");
