@@ -476,6 +476,14 @@ impl ComputeBackend for OpenClBackend {
         self.ntt_transform(buf, transform, order)
     }
 
+    fn domain_to_coset(&self, buf: &mut OpenClFrBuffer) -> Result<(), BackendError> {
+        self.ntt_domain_to_coset(buf)
+    }
+
+    fn coset_intt_scaled(&self, buf: &mut OpenClFrBuffer, factor: Fr) -> Result<(), BackendError> {
+        self.ntt_coset_intt_scaled(buf, factor)
+    }
+
     fn mul_assign(&self, a: &mut OpenClFrBuffer, b: &OpenClFrBuffer) -> Result<(), BackendError> {
         self.pointwise("fr_mul_assign", a, b)
     }

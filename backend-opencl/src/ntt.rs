@@ -112,6 +112,52 @@ impl OpenClBackend {
         self.transform_chunk(ctx, &buf.data.chunks[0], n, log_n, transform, order)
     }
 
+    /// [`ComputeBackend::domain_to_coset`](sluice_backend::ComputeBackend::domain_to_coset):
+    /// the inverse by decimation in frequency without its 1/n, the coset shift of the
+    /// bit-reversed coefficients with 1/n folded into its powers, then the forward
+    /// transform by decimation in time. No scale pass and no bit reversal; runs shorter
+    /// than 2^COSET_BR_MIN_LOG take the two transforms.
+    pub(crate) fn ntt_domain_to_coset(&self, buf: &mut OpenClFrBuffer) -> Result<(), BackendError> {
+        let Some((ctx, log_n)) = self.fused_coset_run(buf) else {
+            self.ntt_transform(buf, Transform::Intt, NttOrder::NaturalToBitReversed)?;
+            return self.ntt_transform(buf, Transform::CosetNtt, NttOrder::BitReversedToNatural);
+        };
+        let (mem, n) = (&buf.data.chunks[0], buf.data.len);
+        self.ntt(ctx, mem, log_n, n, None, false, true)?;
+        let n_inv = Fr::from(n as u64).invert().unwrap_or(Fr::ONE);
+        self.coset_powers_br_chunk(ctx, mem, n, log_n, Fr::MULTIPLICATIVE_GENERATOR, n_inv)?;
+        self.ntt(ctx, mem, log_n, n, Some(false), true, false)
+    }
+
+    /// [`ComputeBackend::coset_intt_scaled`](sluice_backend::ComputeBackend::coset_intt_scaled):
+    /// the coset INTT with `factor` folded into its coset powers beside 1/n (no scale pass).
+    pub(crate) fn ntt_coset_intt_scaled(
+        &self,
+        buf: &mut OpenClFrBuffer,
+        factor: Fr,
+    ) -> Result<(), BackendError> {
+        let Some((ctx, log_n)) = self.fused_coset_run(buf) else {
+            sluice_backend::ComputeBackend::scale(self, buf, factor)?;
+            return self.ntt_transform(buf, Transform::CosetIntt, NttOrder::NaturalToNatural);
+        };
+        let (mem, n) = (&buf.data.chunks[0], buf.data.len);
+        self.ntt(ctx, mem, log_n, n, None, false, true)?;
+        let n_inv = Fr::from(n as u64).invert().unwrap_or(Fr::ONE);
+        let g_inv = Fr::MULTIPLICATIVE_GENERATOR.invert().unwrap_or(Fr::ONE);
+        self.coset_powers_br_chunk(ctx, mem, n, log_n, g_inv, n_inv * factor)?;
+        bit_reverse(ctx, mem, log_n, n)
+    }
+
+    /// The device and log2 length of a buffer whose coset transforms can be fused: one
+    /// chunk of 2^k elements, k at least COSET_BR_MIN_LOG; `None` for the others, which
+    /// take the unfused transforms (and their errors).
+    fn fused_coset_run(&self, buf: &OpenClFrBuffer) -> Option<(&DeviceCtx, u32)> {
+        let n = buf.data.len;
+        let log_n = n.trailing_zeros();
+        (n.is_power_of_two() && buf.data.chunks.len() == 1 && log_n >= COSET_BR_MIN_LOG)
+            .then(|| (&self.devices[buf.data.device], log_n))
+    }
+
     /// `transform` on each run of `segment` elements, chunk by chunk, in one batch of
     /// launches per chunk; a whole-buffer segment takes [`Self::ntt_transform`].
     pub(crate) fn ntt_transform_segments(

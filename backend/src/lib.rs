@@ -202,6 +202,23 @@ pub trait ComputeBackend: Send + Sync {
         order: NttOrder,
     ) -> Result<(), BackendError>;
 
+    /// Evaluations over the domain (natural order) to evaluations over the coset gH of the
+    /// multiplicative generator g (natural order), in place: [`Transform::Intt`] to
+    /// bit-reversed order, then [`Transform::CosetNtt`] back. A backend may fold the
+    /// inverse's 1/n into the coset shift instead of scaling in a pass of its own.
+    fn domain_to_coset(&self, buf: &mut Self::FrBuffer) -> Result<(), BackendError> {
+        self.transform(buf, Transform::Intt, NttOrder::NaturalToBitReversed)?;
+        self.transform(buf, Transform::CosetNtt, NttOrder::BitReversedToNatural)
+    }
+
+    /// `factor` times the coset INTT of `buf` ([`Transform::CosetIntt`], natural order in
+    /// and out): [`scale`](Self::scale) then the transform by default. A backend may fold
+    /// the factor into the transform's own 1/n and coset shift.
+    fn coset_intt_scaled(&self, buf: &mut Self::FrBuffer, factor: Fr) -> Result<(), BackendError> {
+        self.scale(buf, factor)?;
+        self.transform(buf, Transform::CosetIntt, NttOrder::NaturalToNatural)
+    }
+
     /// `a[i] *= b[i]`.
     fn mul_assign(&self, a: &mut Self::FrBuffer, b: &Self::FrBuffer) -> Result<(), BackendError>;
 

@@ -353,8 +353,7 @@ pub(crate) fn to_coset<B: ComputeBackend>(
     backend: &B,
     buf: &mut B::FrBuffer,
 ) -> Result<(), BackendError> {
-    backend.transform(buf, Transform::Intt, NttOrder::NaturalToBitReversed)?;
-    backend.transform(buf, Transform::CosetNtt, NttOrder::BitReversedToNatural)
+    backend.domain_to_coset(buf)
 }
 
 /// 1 / Z on the coset gH of a domain of `n` points: Z(x) = x^n - 1 is the constant g^n - 1
@@ -373,8 +372,7 @@ pub(crate) fn quotient_to_h<B: ComputeBackend>(
     buf: &mut B::FrBuffer,
     n: usize,
 ) -> Result<(), Groth16Error> {
-    backend.scale(buf, z_inv_on_coset(n)?)?;
-    backend.transform(buf, Transform::CosetIntt, NttOrder::NaturalToNatural)?;
+    backend.coset_intt_scaled(buf, z_inv_on_coset(n)?)?;
     Ok(())
 }
 

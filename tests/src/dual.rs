@@ -163,6 +163,19 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
         self.compare(&format!("{transform:?} ({order:?})"), buf)
     }
 
+    fn domain_to_coset(&self, buf: &mut Self::FrBuffer) -> Result<(), BackendError> {
+        self.primary.domain_to_coset(&mut buf.primary)?;
+        self.secondary.domain_to_coset(&mut buf.secondary)?;
+        self.compare("domain_to_coset", buf)
+    }
+
+    fn coset_intt_scaled(&self, buf: &mut Self::FrBuffer, factor: Fr) -> Result<(), BackendError> {
+        self.primary.coset_intt_scaled(&mut buf.primary, factor)?;
+        self.secondary
+            .coset_intt_scaled(&mut buf.secondary, factor)?;
+        self.compare("coset_intt_scaled", buf)
+    }
+
     fn mul_assign(&self, a: &mut Self::FrBuffer, b: &Self::FrBuffer) -> Result<(), BackendError> {
         self.primary.mul_assign(&mut a.primary, &b.primary)?;
         self.secondary.mul_assign(&mut a.secondary, &b.secondary)?;

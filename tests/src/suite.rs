@@ -108,6 +108,37 @@ pub fn ntt_family<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64)
                 );
             }
         }
+        // The fused coset steps of H against the same transforms on the host.
+        let mut expect = input.clone();
+        for (transform, order) in [
+            (Transform::Intt, NttOrder::NaturalToBitReversed),
+            (Transform::CosetNtt, NttOrder::BitReversedToNatural),
+        ] {
+            transform
+                .apply_on_host(&domain, &mut expect, order)
+                .unwrap();
+        }
+        let mut buf = backend.upload_fr("to coset", &input).unwrap();
+        backend.domain_to_coset(&mut buf).unwrap();
+        assert!(
+            download(backend, &buf) == expect,
+            "domain_to_coset at 2^{log} differs on {} (seed {seed:#x})",
+            backend.name()
+        );
+        let factor = Fr::random(&mut rng);
+        let mut expect = input.clone();
+        Transform::CosetIntt
+            .apply_on_host(&domain, &mut expect, NttOrder::NaturalToNatural)
+            .unwrap();
+        expect.iter_mut().for_each(|x| *x *= factor);
+        let mut buf = backend.upload_fr("scaled coset intt", &input).unwrap();
+        backend.coset_intt_scaled(&mut buf, factor).unwrap();
+        assert!(
+            download(backend, &buf) == expect,
+            "coset_intt_scaled at 2^{log} differs on {} (seed {seed:#x})",
+            backend.name()
+        );
+
         // Round trips through the backend alone.
         let mut buf = backend.upload_fr("round trip", &input).unwrap();
         let nat = NttOrder::NaturalToNatural;
