@@ -20,6 +20,11 @@ const MAX_ROUNDS_PER_PASS: u32 = 9;
 /// (`fr_coset_powers_br`: blocks of 2^11); smaller runs are reversed first.
 pub(crate) const COSET_BR_MIN_LOG: u32 = 11;
 
+/// 1 / 2^log_n, the scale of an inverse transform of 2^log_n elements.
+fn inverse_size(log_n: u32) -> Fr {
+    Fr::from(1u64 << log_n).invert().unwrap_or(Fr::ONE)
+}
+
 /// The pass kernels by register rounds r (`fr_ntt_pass_r{r}`, groups of 2^(k-r) items for a
 /// tile of 2^k elements).
 const PASS_KERNELS: [&str; 2] = ["fr_ntt_pass_r1", "fr_ntt_pass_r2"];
@@ -124,9 +129,7 @@ impl OpenClBackend {
         };
         let (mem, n) = (&buf.data.chunks[0], buf.data.len);
         self.ntt(ctx, mem, log_n, n, None, false, true)?;
-        let n_inv = Fr::from(n as u64).invert().unwrap_or(Fr::ONE);
-        self.coset_powers_br_chunk(ctx, mem, n, log_n, Fr::MULTIPLICATIVE_GENERATOR, n_inv)?;
-        self.ntt(ctx, mem, log_n, n, Some(false), true, false)
+        self.coset_ntt_of_bit_reversed(ctx, mem, n, log_n, inverse_size(log_n), false)
     }
 
     /// [`ComputeBackend::coset_intt_scaled`](sluice_backend::ComputeBackend::coset_intt_scaled):
@@ -141,11 +144,48 @@ impl OpenClBackend {
             return self.ntt_transform(buf, Transform::CosetIntt, NttOrder::NaturalToNatural);
         };
         let (mem, n) = (&buf.data.chunks[0], buf.data.len);
-        self.ntt(ctx, mem, log_n, n, None, false, true)?;
-        let n_inv = Fr::from(n as u64).invert().unwrap_or(Fr::ONE);
+        self.coset_intt_of_natural(ctx, mem, n, log_n, factor, false)
+    }
+
+    /// The coset NTT, every element times `factor`, of bit-reversed runs of 2^log_n
+    /// (`log_n >= COSET_BR_MIN_LOG`): shifted where they are, then decimation in time
+    /// (natural output, reversed again where `output_br`). Reversing them first cost two
+    /// passes over the data.
+    fn coset_ntt_of_bit_reversed(
+        &self,
+        ctx: &DeviceCtx,
+        mem: &ocl::core::Mem,
+        count: usize,
+        log_n: u32,
+        factor: Fr,
+        output_br: bool,
+    ) -> Result<(), BackendError> {
+        let g = Fr::MULTIPLICATIVE_GENERATOR;
+        self.coset_powers_br_chunk(ctx, mem, count, log_n, g, factor)?;
+        self.ntt(ctx, mem, log_n, count, Some(false), true, output_br)
+    }
+
+    /// The coset INTT, every element times `factor`, of natural runs of 2^log_n
+    /// (`log_n >= COSET_BR_MIN_LOG`): decimation in frequency without its 1/n, then the
+    /// shift of the bit-reversed output with `factor` / n folded into its powers (no scale
+    /// pass), reversed back unless `output_br`.
+    fn coset_intt_of_natural(
+        &self,
+        ctx: &DeviceCtx,
+        mem: &ocl::core::Mem,
+        count: usize,
+        log_n: u32,
+        factor: Fr,
+        output_br: bool,
+    ) -> Result<(), BackendError> {
+        self.ntt(ctx, mem, log_n, count, None, false, true)?;
         let g_inv = Fr::MULTIPLICATIVE_GENERATOR.invert().unwrap_or(Fr::ONE);
-        self.coset_powers_br_chunk(ctx, mem, n, log_n, g_inv, n_inv * factor)?;
-        bit_reverse(ctx, mem, log_n, n)
+        let scale = inverse_size(log_n) * factor;
+        self.coset_powers_br_chunk(ctx, mem, count, log_n, g_inv, scale)?;
+        if !output_br {
+            bit_reverse(ctx, mem, log_n, count)?;
+        }
+        Ok(())
     }
 
     /// The device and log2 length of a buffer whose coset transforms can be fused: one
@@ -208,10 +248,7 @@ impl OpenClBackend {
         let input_br = order.input_bit_reversed();
         let output_br = order.output_bit_reversed();
         let coset = |shift: Fr| self.segment_powers_chunk(ctx, mem, count, 0, 1 << log_n, &[shift]);
-        // The shift of bit-reversed elements, scaled, where runs are long enough.
-        let coset_br = |shift: Fr, factor: Fr| {
-            self.coset_powers_br_chunk(ctx, mem, count, log_n, shift, factor)
-        };
+        // Runs long enough to be shifted in bit-reversed order.
         let shift_br = log_n >= COSET_BR_MIN_LOG;
         let ntt = |inverse, input_br, output_br| {
             self.ntt(ctx, mem, log_n, count, inverse, input_br, output_br)
@@ -219,11 +256,8 @@ impl OpenClBackend {
         match transform {
             Transform::Ntt => ntt(Some(false), input_br, output_br),
             Transform::Intt => ntt(Some(true), input_br, output_br),
-            // Bit-reversed input: shifted where it is, then decimation in time (natural
-            // output), where reversing twice cost two passes over the data.
             Transform::CosetNtt if input_br && shift_br => {
-                coset_br(g, Fr::ONE)?;
-                ntt(Some(false), true, output_br)
+                self.coset_ntt_of_bit_reversed(ctx, mem, count, log_n, Fr::ONE, output_br)
             }
             Transform::CosetNtt => {
                 if input_br {
@@ -232,16 +266,8 @@ impl OpenClBackend {
                 coset(g)?;
                 ntt(Some(false), false, output_br)
             }
-            // Natural input: decimation in frequency leaves the elements bit-reversed;
-            // they are shifted there with the 1/n folded into the powers (no scale pass).
             Transform::CosetIntt if !input_br && shift_br => {
-                ntt(None, false, true)?;
-                let n_inv = Fr::from(1u64 << log_n).invert().unwrap_or(Fr::ONE);
-                coset_br(g.invert().unwrap_or(Fr::ONE), n_inv)?;
-                if !output_br {
-                    bit_reverse(ctx, mem, log_n, count)?;
-                }
-                Ok(())
+                self.coset_intt_of_natural(ctx, mem, count, log_n, Fr::ONE, output_br)
             }
             Transform::CosetIntt => {
                 ntt(Some(true), input_br, false)?;
@@ -283,8 +309,7 @@ impl OpenClBackend {
             }
         }
         if inverse == Some(true) {
-            let n_inv = Fr::from(1u64 << log_n).invert().unwrap_or(Fr::ONE);
-            self.scale_chunk(ctx, mem, count, n_inv)?;
+            self.scale_chunk(ctx, mem, count, inverse_size(log_n))?;
         }
         Ok(())
     }

@@ -19,7 +19,7 @@ use crate::generator::domain_size;
 use crate::params::Proof;
 use crate::source::{Bases, G1Query, ParameterSource};
 use crate::streaming::{
-    compute_h_streaming, compute_h_two_vectors, quotient_to_h, to_coset, HostVector, StreamingPlan,
+    compute_h_streaming, compute_h_two_vectors, quotient_to_h, HostVector, StreamingPlan,
 };
 use crate::Groth16Error;
 
@@ -247,12 +247,12 @@ pub(crate) fn compute_h_then<B: ComputeBackend, T>(
     let (b_buf, c_buf) = if backend.queues_work() {
         // c = a b pointwise, from a copy of a made on the device (not a third upload).
         let mut c_buf = backend.copy_fr("c", &a_buf)?;
-        to_coset(backend, &mut a_buf)?;
+        backend.domain_to_coset(&mut a_buf)?;
         drop(a);
         let mut b_buf = backend.upload_fr_padded("b", &b, n)?;
         backend.mul_assign(&mut c_buf, &b_buf)?;
         for buf in [&mut b_buf, &mut c_buf] {
-            to_coset(backend, buf)?;
+            backend.domain_to_coset(buf)?;
         }
         // Freed once the device has work queued behind the upload (tens of ms at 2^27).
         drop(b);
@@ -264,7 +264,7 @@ pub(crate) fn compute_h_then<B: ComputeBackend, T>(
         let mut c_buf = backend.copy_fr("c", &a_buf)?;
         backend.mul_assign(&mut c_buf, &b_buf)?;
         for buf in [&mut a_buf, &mut b_buf, &mut c_buf] {
-            to_coset(backend, buf)?;
+            backend.domain_to_coset(buf)?;
         }
         (b_buf, c_buf)
     };

@@ -322,18 +322,17 @@ pub fn compute_h_two_vectors<B: ComputeBackend>(
         .into());
     }
     sluice_backend::check_len("two-vector H: b", n, b.len())?;
-    let to_coset = |buf: &mut B::FrBuffer| to_coset(backend, buf);
     let mut dc = backend.alloc_fr("two-vector H: c", n)?;
     let mut dx = backend.alloc_fr("two-vector H: a, b, h", n)?;
     backend.write_fr(&mut dc, 0, &a)?;
     backend.write_fr(&mut dx, 0, &b)?;
     backend.mul_assign(&mut dc, &dx)?;
-    to_coset(&mut dc)?;
+    backend.domain_to_coset(&mut dc)?;
     backend.write_fr(&mut dx, 0, &a)?;
-    to_coset(&mut dx)?;
+    backend.domain_to_coset(&mut dx)?;
     backend.read_fr(&dx, 0, &mut a)?;
     backend.write_fr(&mut dx, 0, &b)?;
-    to_coset(&mut dx)?;
+    backend.domain_to_coset(&mut dx)?;
     backend.read_fr(&dx, 0, &mut b)?;
     a.par_iter_mut()
         .zip(b.par_iter())
@@ -345,15 +344,6 @@ pub fn compute_h_two_vectors<B: ComputeBackend>(
     drop(dc);
     quotient_to_h(backend, &mut dx, n)?;
     Ok(dx)
-}
-
-/// Evaluations on the domain to evaluations on the coset gH, in place (through the
-/// coefficients in bit-reversed order, which saves two permutations).
-pub(crate) fn to_coset<B: ComputeBackend>(
-    backend: &B,
-    buf: &mut B::FrBuffer,
-) -> Result<(), BackendError> {
-    backend.domain_to_coset(buf)
 }
 
 /// 1 / Z on the coset gH of a domain of `n` points: Z(x) = x^n - 1 is the constant g^n - 1
