@@ -268,15 +268,14 @@ pub(crate) fn compute_h_then<B: ComputeBackend, T>(
         }
         (b_buf, c_buf)
     };
+    // With queued work, b and c are released after `queued` has run (a release waits for
+    // the kernels using the buffer); otherwise each goes once used, as a CPU backend's
+    // buffers are host memory.
+    let keep = backend.queues_work();
     backend.mul_assign(&mut a_buf, &b_buf)?;
-    if !backend.queues_work() {
-        drop(b_buf);
-        backend.sub_assign(&mut a_buf, &c_buf)?;
-        drop(c_buf);
-        quotient_to_h(backend, &mut a_buf, n)?;
-        return Ok((a_buf, queued()?));
-    }
+    let b_buf = keep.then_some(b_buf);
     backend.sub_assign(&mut a_buf, &c_buf)?;
+    let c_buf = keep.then_some(c_buf);
     quotient_to_h(backend, &mut a_buf, n)?;
     let then = queued()?;
     drop((b_buf, c_buf));
