@@ -393,30 +393,3 @@ __kernel void fr_gather_used_from_mont(__global Fr *out, __global const Fr *in,
   const uint k = before[w] + (uint)popcount(word & ((1UL << b) - 1));
   out[k - k0] = Fr_from_mont(in[i - chunk_start]);
 }
-
-// Expands a coded upload (src/coded.rs) into out[at..at + count), the vector's elements
-// first..first + count. Element e has the 2-bit code (codes[e / 16] >> 2 (e % 16)) & 3: 0
-// zero, 1 one, 2 minus one, 3 a literal. A literal's index in `lits` is the literals before
-// its block of 2^block_log elements (bases), before its code word within the block (ranks),
-// and before it within the word (a popcount of the word's literal codes below it).
-__kernel void fr_expand_coded(__global Fr *out, __global const uint *codes,
-                              __global const uint *ranks, __global const uint *bases,
-                              __global const Fr *lits, ulong at, ulong first, uint count,
-                              uint block_log) {
-  const uint i = get_global_id(0);
-  if (i >= count) return;
-  const ulong e = first + i;
-  const uint word = codes[e >> 4];
-  const uint shift = 2 * (uint)(e & 15);
-  const uint code = (word >> shift) & 3;
-  Fr x;
-  if (code == 3) {
-    const uint literal_codes = word & (word >> 1) & 0x55555555u;
-    const uint below = literal_codes & ((1u << shift) - 1);
-    x = fr_load(lits + bases[e >> block_log] + ranks[e >> 4] + popcount(below));
-  } else {
-    x = code == 0 ? Fr_zero() : Fr_one();
-    if (code == 2) x = Fr_sub(Fr_zero(), x);
-  }
-  fr_store(out + at + i, x);
-}

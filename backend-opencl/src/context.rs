@@ -271,26 +271,24 @@ impl DeviceCtx {
         core::wait_for_event(event).map_err(|e| driver_error("clWaitForEvents", &e))
     }
 
-    /// A write of `words` words in staged pieces: piece k (words k s.. of the data, s the
-    /// slot size) is filled by `fill(k s, slot)` into slot k mod `STAGING_SLOTS` once that
-    /// slot's previous transfer is done, then sent without blocking.
+    /// A write in staged pieces: piece k is copied into slot k mod `STAGING_SLOTS` once
+    /// that slot's previous transfer is done, then sent without blocking.
     fn write_staged(
         &self,
         queue: &core::CommandQueue,
         st: &Staging,
         mem: &core::Mem,
         offset: usize,
-        words: usize,
-        fill: &(dyn Fn(usize, &mut [u32]) + Sync),
+        data: &[u32],
     ) -> Result<(), BackendError> {
         let mut pending: [Option<Event>; STAGING_SLOTS] = Default::default();
-        for (k, at) in (0..words).step_by(st.words).enumerate() {
+        for (k, piece) in data.chunks(st.words).enumerate() {
             let slot = k % STAGING_SLOTS;
             if let Some(e) = pending[slot].take() {
                 Self::wait(&e)?;
             }
-            let buf = &mut st.slot(slot)[..st.words.min(words - at)];
-            fill(at, buf);
+            let buf = &mut st.slot(slot)[..piece.len()];
+            copy_words(buf, piece);
             let mut event = Event::null();
             // SAFETY: `buf` is pinned memory that is not touched again until `event` is
             // waited for (next use of the slot, or the end of this function).
@@ -299,42 +297,17 @@ impl DeviceCtx {
                     queue,
                     mem,
                     false,
-                    offset + at,
+                    offset + k * st.words,
                     buf,
                     None::<Event>,
                     Some(&mut event),
                 )
             }
-            .map_err(|e| alloc_error("buffer write", (buf.len() * 4) as u64, &e))?;
+            .map_err(|e| alloc_error("buffer write", (piece.len() * 4) as u64, &e))?;
             self.log_transfer(TO_DEVICE, &event);
             pending[slot] = Some(event);
         }
         pending.iter().flatten().try_for_each(Self::wait)
-    }
-
-    /// [`write_fresh`](Self::write_fresh) of `words` words made by `fill(at, piece)` (words
-    /// `at..` of the data into `piece`) rather than taken from a slice: through the pinned
-    /// staging, or piece by piece from host memory where this device does not stage.
-    pub(crate) fn write_fresh_with(
-        &self,
-        mem: &core::Mem,
-        offset: usize,
-        words: usize,
-        fill: &(dyn Fn(usize, &mut [u32]) + Sync),
-    ) -> Result<(), BackendError> {
-        self.flush()?;
-        if let Some(r) =
-            self.with_staging(|st| self.write_staged(&self.transfers, st, mem, offset, words, fill))
-        {
-            return r;
-        }
-        let mut piece = vec![0u32; staging_words().min(words)];
-        for at in (0..words).step_by(piece.len().max(1)) {
-            let piece = &mut piece[..(words - at).min(staging_words())];
-            fill(at, piece);
-            self.write_on(&self.transfers, mem, offset + at, piece)?;
-        }
-        Ok(())
     }
 
     /// A read in staged pieces: one request per slot in flight; piece k's slot takes piece
@@ -447,17 +420,11 @@ impl DeviceCtx {
                 program,
                 args: Vec::new(),
             }),
-            on_transfers: false,
         })
     }
 
     pub(crate) fn finish(&self) -> Result<(), BackendError> {
         core::finish(&self.queue).map_err(|e| driver_error("clFinish", &e))
-    }
-
-    /// Waits for everything queued on the transfer queue.
-    pub(crate) fn finish_transfers(&self) -> Result<(), BackendError> {
-        core::finish(&self.transfers).map_err(|e| driver_error("clFinish", &e))
     }
 
     /// One raw buffer of `words` 32-bit words, not tracked (the caller holds the tracking).
@@ -523,10 +490,8 @@ impl DeviceCtx {
             return Ok(());
         }
         if data.len() >= STAGED_MIN_WORDS {
-            let copy = |at: usize, buf: &mut [u32]| copy_words(buf, &data[at..at + buf.len()]);
-            let staged =
-                |st: &Staging| self.write_staged(queue, st, mem, offset, data.len(), &copy);
-            if let Some(r) = self.with_staging(staged) {
+            if let Some(r) = self.with_staging(|st| self.write_staged(queue, st, mem, offset, data))
+            {
                 return r;
             }
         }
@@ -686,8 +651,6 @@ pub(crate) struct Launch<'a> {
     next: u32,
     profile: Option<(&'a ProfileLog, String)>,
     capture: Option<Capturing>,
-    /// Enqueued on the transfer queue rather than the kernel queue.
-    on_transfers: bool,
 }
 
 /// A launch being recorded for `SLUICE_CAPTURE_DIR` (see [`capture`]).
@@ -756,13 +719,6 @@ impl Launch<'_> {
         self.run(global, local)
     }
 
-    /// Puts the launch on the transfer queue: behind the uploads queued there, beside the
-    /// kernel queue's work.
-    pub(crate) fn on_transfer_queue(mut self) -> Self {
-        self.on_transfers = true;
-        self
-    }
-
     /// Enqueues over `global` work items (rounded up to a multiple of `local`).
     pub(crate) fn run(self, global: usize, local: Option<usize>) -> Result<(), BackendError> {
         if global == 0 {
@@ -785,10 +741,7 @@ impl Launch<'_> {
         // its buffers can be dropped.
         unsafe {
             core::enqueue_kernel(
-                match self.on_transfers {
-                    true => &self.ctx.transfers,
-                    false => &self.ctx.queue,
-                },
+                &self.ctx.queue,
                 &self.kernel,
                 1,
                 None,
@@ -909,25 +862,18 @@ impl Chunked {
         data: &[u32],
     ) -> Result<Self, BackendError> {
         let buf = Self::alloc(ctx, device, tracker, name, len, words)?;
-        buf.write_fresh(ctx, data)?;
-        buf.zero_from(ctx, data.len() / words)?;
+        let filled = data.len() / words;
+        buf.each_range(0, filled, |chunk, at, from, n| {
+            ctx.write_fresh(
+                &buf.chunks[chunk],
+                at * words,
+                &data[from * words..(from + n) * words],
+            )
+        })?;
+        buf.each_range(filled, len - filled, |chunk, at, _, n| {
+            ctx.fill_zero_at(&buf.chunks[chunk], at * words, n * words)
+        })?;
         Ok(buf)
-    }
-
-    /// Writes `data` (whole elements) from element 0 of a buffer that no queued command
-    /// uses, on the transfer queue ([`DeviceCtx::write_fresh`]).
-    pub(crate) fn write_fresh(&self, ctx: &DeviceCtx, data: &[u32]) -> Result<(), BackendError> {
-        let w = self.words;
-        self.each_range(0, data.len() / w, |chunk, at, from, n| {
-            ctx.write_fresh(&self.chunks[chunk], at * w, &data[from * w..(from + n) * w])
-        })
-    }
-
-    /// Queues zeros into elements `from..` (a fill on the kernel queue).
-    pub(crate) fn zero_from(&self, ctx: &DeviceCtx, from: usize) -> Result<(), BackendError> {
-        self.each_range(from, self.len - from, |chunk, at, _, n| {
-            ctx.fill_zero_at(&self.chunks[chunk], at * self.words, n * self.words)
-        })
     }
 
     /// Reads `out.len() / words` elements from element `offset`.

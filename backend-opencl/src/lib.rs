@@ -37,7 +37,6 @@
 //! [`BackendError::Unsupported`].
 
 mod capture;
-mod coded;
 mod context;
 mod device;
 mod msm;
@@ -429,7 +428,7 @@ impl ComputeBackend for OpenClBackend {
     ) -> Result<OpenClFrBuffer, BackendError> {
         sluice_backend::check_range("upload_fr_padded", len, 0, values.len())?;
         let ctx = self.primary();
-        let data = coded::upload_fr(ctx, 0, &self.tracker, name, len, as_words(values))?;
+        let data = Chunked::upload(ctx, 0, &self.tracker, name, len, 8, as_words(values))?;
         Ok(OpenClFrBuffer { data })
     }
 
@@ -969,69 +968,6 @@ mod tests {
             y[..n - 99] == x[..n - 99] && y[n - 99..].iter().all(|v| v.is_zero_vartime()),
             "seed {seed}: staged padded upload differs"
         );
-    }
-
-    /// Boolean-heavy vectors go up coded (`coded.rs`) and arrive exactly: padded, across
-    /// the chunks of a split buffer, staged or not, beside queued work. The codes' device
-    /// buffers are tracked while they live and freed after; under a budget without room
-    /// for them the values go up as they are.
-    #[test]
-    fn coded_uploads_arrive_exactly() {
-        use super::testing::{backend_with, test_device};
-        use super::{DeviceSelector, OpenClConfig};
-        use rand_core::RngCore;
-        let seed = 4300;
-        let mut r = rng(seed);
-        let n = super::coded::CODED_MIN_ELEMS + 1234;
-        // 0, 1 and -1, and one element in 40 random.
-        let x: Vec<Fr> = (0..n)
-            .map(|_| match r.next_u32() % 120 {
-                0..=2 => Fr::random(&mut r),
-                k => [Fr::ZERO, Fr::ONE, -Fr::ONE][k as usize % 3],
-            })
-            .collect();
-        let (len, bytes) = (n + 100, |elems: usize| elems as u64 * 32);
-        let busy_len = 64;
-        // (pinned staging, chunk cap, device budget)
-        let cases = [
-            (false, None, None),
-            (true, None, None),
-            (false, Some(1 << 20), None),
-            (false, None, Some(bytes(len + busy_len) + 4096)),
-        ];
-        for (staged, max_chunk_bytes, budget) in cases {
-            let Some(b) = backend_with(OpenClConfig {
-                devices: DeviceSelector::Index(test_device()),
-                pinned_staging: Some(staged),
-                max_chunk_bytes,
-                tracker: Some(sluice_backend::MemoryTracker::new(None, budget)),
-                ..OpenClConfig::default()
-            }) else {
-                return;
-            };
-            let case = format!("seed {seed}, staged {staged}, chunks {max_chunk_bytes:?}");
-            let mut busy = b.upload_fr("busy", &x[..busy_len]).unwrap();
-            b.scale(&mut busy, Fr::from(3)).unwrap();
-            let buf = b.upload_fr_padded("coded", &x, len).unwrap();
-            let mut got = vec![Fr::ONE; len];
-            b.read_fr(&buf, 0, &mut got).unwrap();
-            assert!(got[..n] == x[..], "{case}: values differ");
-            assert!(
-                got[n..].iter().all(|v| v.is_zero_vartime()),
-                "{case}: padding"
-            );
-            let mut back = vec![Fr::ZERO; busy_len];
-            b.read_fr(&busy, 0, &mut back).unwrap();
-            let tripled: Vec<Fr> = x[..busy_len].iter().map(|v| v * Fr::from(3)).collect();
-            assert!(back == tripled, "{case}: the queued work was disturbed");
-            let held = b.tracker().current(MemoryKind::Device);
-            assert_eq!(held, bytes(len + busy_len), "{case}: codes not freed");
-            let peak = b.tracker().peak(MemoryKind::Device);
-            match budget {
-                None => assert!(peak > held, "{case}: not coded"),
-                Some(_) => assert_eq!(peak, held, "{case}: coded over the budget"),
-            }
-        }
     }
 
     /// `upload_fr_padded`: the data then zeros, across chunk boundaries of a split buffer,
