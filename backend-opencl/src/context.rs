@@ -208,9 +208,8 @@ impl Staging {
 
 /// Whether uploads copy into the pinned staging with streaming stores
 /// (`SLUICE_STAGING_STREAM=1`; read once). An experiment: on the dev machine they copied
-/// about a quarter faster (BENCHMARKS.md, twelfth session), and the host's copy sets the
-/// pace of a staged upload on the H200 (ninth session), but they are not yet measured
-/// there.
+/// 2-20% faster in three runs (BENCHMARKS.md, item 64), and the host's copy sets the pace
+/// of a staged upload on the H200 (item 43), but they are not yet measured there.
 fn streaming_staging() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| crate::env_in("SLUICE_STAGING_STREAM", 0..=1) == Some(1))

@@ -420,9 +420,9 @@ where
     // The auxiliary scalars go to the device once, for the four MSMs over them, which then
     // gather them by density there: one upload instead of four, and no host copy per
     // density (at 2^26 a density's copy made the A MSM three times the L MSM's time).
-    let aux_values = cs.aux_assignment();
+    // The slice, not `cs`, is what the upload's thread may share.
+    let aux = cs.aux_assignment();
     let upload_aux = || -> Result<Option<B::FrBuffer>, Groth16Error> {
-        let aux = aux_values;
         match aux.len() <= n && !aux.is_empty() {
             true => Ok(Some(backend.upload_fr("aux", aux)?)),
             false => Ok(None),
@@ -481,7 +481,6 @@ where
     };
 
     let inputs = cs.input_assignment();
-    let aux = cs.aux_assignment();
     let aux_buf = match early_aux {
         Some(buf) => buf,
         None if h_vector_on_device => upload_aux()?,
