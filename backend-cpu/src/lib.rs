@@ -160,7 +160,7 @@ impl ComputeBackend for CpuBackend {
     }
 
     fn memory_info(&self) -> Result<MemoryInfo, BackendError> {
-        let total = host_memory_bytes().ok_or_else(|| {
+        let total = sluice_backend::host_memory_bytes().ok_or_else(|| {
             BackendError::Unsupported("cannot read the machine's memory size".into())
         })?;
         Ok(MemoryInfo {
@@ -337,17 +337,6 @@ impl ComputeBackend for CpuBackend {
     ) -> Result<G2Projective, BackendError> {
         self.msm::<G2Projective>(&bases.bases, skip, scalars, density)
     }
-}
-
-/// (total, available) bytes of RAM from /proc/meminfo.
-fn host_memory_bytes() -> Option<(u64, u64)> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let field = |name: &str| -> Option<u64> {
-        let line = info.lines().find(|l| l.starts_with(name))?;
-        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        Some(kib * 1024)
-    };
-    Some((field("MemTotal:")?, field("MemAvailable:")?))
 }
 
 #[cfg(test)]

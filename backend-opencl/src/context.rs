@@ -10,6 +10,7 @@ use sluice_backend::{Allocation, BackendError, MemoryKind, MemoryTracker};
 use crate::capture;
 use crate::copy::copy_words;
 use crate::device::DeviceInfo;
+use crate::pinned::PinnedPool;
 use crate::program::{self, KernelCache};
 use crate::source::ProgramKind;
 use crate::{driver_error, lock};
@@ -125,6 +126,9 @@ pub(crate) struct DeviceCtx {
     /// Pinned staging for large transfers: `None` when off, else created on first use
     /// (`Err` remembers that the driver refused, and transfers stay direct).
     staging: Option<Mutex<Option<Result<Staging, ()>>>>,
+    /// Page-locked host memory lent for host vectors, which uploads send with no staging
+    /// copy; `None` where transfers are not staged or the limit is 0.
+    pub(crate) pinned: Option<Arc<PinnedPool>>,
 }
 
 /// Transfers at least this large go through the pinned staging buffers.
@@ -236,6 +240,13 @@ impl DeviceCtx {
         };
         let (queue, transfers) = (new_queue()?, new_queue()?);
         let cap = info.max_alloc_bytes.max(1 << 20);
+        let pinned = match (pinned_staging, PinnedPool::default_limit()) {
+            (true, limit) if limit > 0 => Some(Arc::new(
+                PinnedPool::new(&context, info.device_id, limit)
+                    .map_err(|e| driver_error("clCreateCommandQueue", &e))?,
+            )),
+            _ => None,
+        };
         Ok(DeviceCtx {
             info,
             context,
@@ -247,6 +258,7 @@ impl DeviceCtx {
             cache,
             profile: profiling.then(|| Mutex::new(Vec::new())),
             staging: pinned_staging.then(|| Mutex::new(None)),
+            pinned,
         })
     }
 
@@ -480,7 +492,8 @@ impl DeviceCtx {
         self.write_on(&self.transfers, mem, offset, data)
     }
 
-    /// A blocking write on `queue`, through the pinned staging pieces when large.
+    /// A blocking write on `queue`: straight from `data` where it is lent page-locked
+    /// memory ([`PinnedPool`]), else through the pinned staging pieces when large.
     fn write_on(
         &self,
         queue: &core::CommandQueue,
@@ -491,7 +504,8 @@ impl DeviceCtx {
         if data.is_empty() {
             return Ok(());
         }
-        if data.len() >= STAGED_MIN_WORDS {
+        let lent = self.pinned.as_ref().is_some_and(|p| p.holds(data));
+        if data.len() >= STAGED_MIN_WORDS && !lent {
             if let Some(r) = self.with_staging(|st| self.write_staged(queue, st, mem, offset, data))
             {
                 return r;

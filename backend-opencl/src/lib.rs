@@ -44,6 +44,7 @@ mod copy;
 mod device;
 mod msm;
 mod ntt;
+mod pinned;
 mod program;
 mod ptx;
 mod repr;
@@ -80,7 +81,11 @@ pub struct OpenClConfig {
     pub tracker: Option<MemoryTracker>,
     /// Large transfers through pinned staging buffers: `None` (the default) on GPUs only,
     /// where pageable transfers measured 4-5 GB/s on the H200; a CPU driver gains nothing
-    /// from the extra copy. Tests force it on to cover the path on PoCL.
+    /// from the extra copy. Tests force it on to cover the path on PoCL. Where it is on,
+    /// the backend also lends page-locked host vectors
+    /// ([`host_allocator`](sluice_backend::ComputeBackend::host_allocator)), which uploads
+    /// send with no staging copy: up to a quarter of the host's memory, or
+    /// `SLUICE_PINNED_HOST_MIB` (0 lends none).
     pub pinned_staging: Option<bool>,
     /// Precompute shifted bases at upload: for every window k of the MSM's signed digits,
     /// 2^(c k) P for each base P, so an MSM sorts all its windows into one bucket set (a
@@ -391,6 +396,13 @@ impl ComputeBackend for OpenClBackend {
     /// wait for what they need.
     fn queues_work(&self) -> bool {
         true
+    }
+
+    /// The first device's page-locked host memory (see [`OpenClConfig::pinned_staging`]):
+    /// uploads to that device send vectors there with no staging copy.
+    fn host_allocator(&self) -> Option<std::sync::Arc<dyn sluice_backend::HostAllocator>> {
+        let pool = self.primary().pinned.clone()?;
+        Some(std::sync::Arc::new(pinned::PinnedLender(pool)))
     }
 
     /// The first device's memory when there is one device; with several, the totals add up
@@ -971,6 +983,108 @@ mod tests {
             y[..n - 99] == x[..n - 99] && y[n - 99..].iter().all(|v| v.is_zero_vartime()),
             "seed {seed}: staged padded upload differs"
         );
+    }
+
+    /// Lent page-locked host vectors (staging forced on, as for PoCL it is not): their
+    /// uploads are recognised as lent and sent directly, whole, in part and padded, and
+    /// round-trip exactly; ordinary vectors and slices past a lent vector's memory are not.
+    #[test]
+    fn lent_host_vectors_upload_directly_and_exactly() {
+        use super::testing::{backend_with, test_device};
+        use super::{DeviceSelector, OpenClConfig};
+        let Some(b) = backend_with(OpenClConfig {
+            devices: DeviceSelector::Index(test_device()),
+            pinned_staging: Some(true),
+            ..OpenClConfig::default()
+        }) else {
+            return;
+        };
+        let seed = 4200;
+        let lender = b
+            .host_allocator()
+            .expect("staged transfers lend host vectors");
+        let pool = b.primary().pinned.clone().expect("a pool");
+        // Longer than the staging threshold (2^20 words), so an ordinary vector is staged.
+        let n = (1 << 18) + 4321;
+        let x = random(n, seed);
+        let mut lent = lender.fr_vec(n).expect("the pool lends");
+        lent.extend_from_slice(&x);
+        assert!(lent.is_lent() && lent.capacity() == n);
+        let words = |v: &[Fr]| crate::repr::as_words(v).to_vec();
+        assert!(pool.holds(crate::repr::as_words(&lent)));
+        assert!(pool.holds(crate::repr::as_words(&lent[1000..2000])));
+        assert!(
+            !pool.holds(crate::repr::as_words(&x)),
+            "an ordinary vector is staged"
+        );
+        let mut y = vec![Fr::ZERO; n + 77];
+        let whole = b.upload_fr_padded("lent", &lent, n + 77).unwrap();
+        b.read_fr(&whole, 0, &mut y).unwrap();
+        assert!(
+            words(&y[..n]) == words(&x) && y[n..].iter().all(|v| v.is_zero_vartime()),
+            "seed {seed}: lent padded upload differs"
+        );
+        let mut part = b.alloc_fr("part", n).unwrap();
+        b.write_fr(&mut part, 5, &lent[10..n - 3]).unwrap();
+        b.read_fr(&part, 5, &mut y[..n - 13]).unwrap();
+        assert!(
+            y[..n - 13] == x[10..n - 3],
+            "seed {seed}: lent partial write differs"
+        );
+        let bytes = pool.bytes();
+        // A vector given back is kept: the next of its size reuses the block, no new one.
+        let at = lent.as_ptr();
+        drop(lent);
+        let again = lender.fr_vec(n).unwrap();
+        assert!(again.as_ptr() == at && again.is_empty() && pool.bytes() == bytes);
+    }
+
+    /// A pool lends up to its limit, then refuses (callers use ordinary memory); kept blocks
+    /// are reused, freed to make room for others, and at most `IDLE_BLOCKS` are kept.
+    #[test]
+    fn pinned_pool_keeps_its_limit() {
+        use super::pinned::{PinnedLender, PinnedPool};
+        use sluice_backend::HostAllocator;
+        let Some(b) = backend() else { return };
+        let ctx = b.primary();
+        let pool = std::sync::Arc::new(
+            PinnedPool::new(&ctx.context, ctx.info.device_id, 1 << 20).unwrap(),
+        );
+        let lender = PinnedLender(pool.clone());
+        let kib = |k: usize| k * 1024 / 32;
+        let (v1, v2) = (
+            lender.fr_vec(kib(400)).unwrap(),
+            lender.fr_vec(kib(400)).unwrap(),
+        );
+        assert_eq!(pool.bytes(), 800 << 10);
+        assert!(lender.fr_vec(kib(400)).is_none(), "past the limit");
+        // A block given back is kept and lent again, for its size or down to half of it.
+        let at = v1.as_ptr();
+        drop(v1);
+        let again = lender.fr_vec(kib(400)).unwrap();
+        assert!(again.as_ptr() == at && pool.bytes() == 800 << 10);
+        assert!(
+            lender.fr_vec(kib(300)).is_none(),
+            "past the limit, nothing kept"
+        );
+        drop(again);
+        let smaller = lender.fr_vec(kib(300)).unwrap();
+        assert!(smaller.as_ptr() == at && pool.bytes() == 800 << 10);
+        drop(smaller);
+        // Under half: a block of its own.
+        let quarter = lender.fr_vec(kib(100)).unwrap();
+        assert!(quarter.as_ptr() != at && pool.bytes() == 900 << 10);
+        drop(quarter);
+        // No kept block fits 500 KiB and the limit is reached: kept blocks are freed.
+        let big = lender
+            .fr_vec(kib(500))
+            .expect("room made by freeing kept blocks");
+        assert_eq!((pool.bytes(), pool.kept()), (900 << 10, 0));
+        drop((big, v2));
+        let many: Vec<_> = (0..5).map(|_| lender.fr_vec(kib(50)).unwrap()).collect();
+        drop(many);
+        assert_eq!(pool.kept(), 3, "at most three blocks kept");
+        assert!(pool.bytes() <= 1 << 20);
     }
 
     /// `upload_fr_padded`: the data then zeros, across chunk boundaries of a split buffer,

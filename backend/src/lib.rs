@@ -14,12 +14,16 @@
 //! explicit, logged choice of the caller.
 
 mod error;
+mod host_vec;
 pub mod huge_pages;
 mod memory;
 
 pub use error::BackendError;
 use ff::Field;
-pub use memory::{Allocation, MemoryInfo, MemoryKind, MemoryReport, MemoryTracker};
+pub use host_vec::{FrVec, HeapLender, HostAllocator, LentMemory};
+pub use memory::{
+    host_memory_bytes, Allocation, MemoryInfo, MemoryKind, MemoryReport, MemoryTracker,
+};
 pub use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 pub use sluice_msm::Density;
 pub use sluice_ntt::NttOrder;
@@ -131,6 +135,14 @@ pub trait ComputeBackend: Send + Sync {
     /// queue the device's next steps before such host work. The default is `false`.
     fn queues_work(&self) -> bool {
         false
+    }
+
+    /// Where host vectors that this backend uploads fastest come from: page-locked memory
+    /// a GPU's DMA reads with no staging copy. Provers synthesize a, b and the witness into
+    /// it ([`FrVec`]); an upload from anywhere else is correct, only slower. `None` (the
+    /// default) where ordinary memory is as fast, as on a CPU backend.
+    fn host_allocator(&self) -> Option<std::sync::Arc<dyn HostAllocator>> {
+        None
     }
 
     /// Waits until all queued work has finished, and surfaces errors of queued work. Timing

@@ -238,6 +238,18 @@ pub struct MemoryInfo {
     pub max_alloc_bytes: u64,
 }
 
+/// (total, available) bytes of the host's RAM from `/proc/meminfo`; `None` where it cannot
+/// be read (off Linux).
+pub fn host_memory_bytes() -> Option<(u64, u64)> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        let line = info.lines().find(|l| l.starts_with(name))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        kib.checked_mul(1024)
+    };
+    Some((field("MemTotal:")?, field("MemAvailable:")?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,11 +12,13 @@ use bellpepper_core::{
 };
 use ff::Field;
 use sluice_backend::huge_pages::{copy_with_huge_pages, filled_with_huge_pages};
+use sluice_backend::{ComputeBackend, FrVec, HostAllocator};
 use sluice_field::Fr;
 use sluice_msm::Density;
 use subtle::ConstantTimeEq;
 
 use std::sync::mpsc::{sync_channel, Receiver, TryRecvError};
+use std::sync::Arc;
 
 use crate::keygen::synthesize_groth16;
 use crate::{Groth16Error, QueryLengths};
@@ -53,30 +55,35 @@ impl Capacity {
     }
 }
 
-/// The a, b and auxiliary vectors at their full capacity, every page already written once
-/// (by another thread), waiting to replace the growing ones.
+/// The a, b and auxiliary vectors at their full capacity, made by another thread, waiting
+/// to replace the growing ones: in memory a backend lends where it does, else with every
+/// page already written once.
 struct Prefaulted {
-    a: Vec<Fr>,
-    b: Vec<Fr>,
-    aux: Vec<Fr>,
+    a: FrVec,
+    b: FrVec,
+    aux: FrVec,
 }
 
 impl Prefaulted {
     /// `None` when the allocator refuses a vector (an absurd capacity): synthesis then
     /// grows its own, as without a capacity.
-    fn new(capacity: Capacity) -> Option<Self> {
-        // Writing each element makes the kernel map and zero the pages here, not on the
-        // synthesizing thread; on huge pages where the system offers them, faster to write
-        // and far faster to free after the proof (sluice_backend::huge_pages).
-        let touched = |n: usize| {
-            let mut v = filled_with_huge_pages(n, Fr::ZERO)?;
-            v.clear();
-            Some(v)
+    fn new(capacity: Capacity, lender: Option<&dyn HostAllocator>) -> Option<Self> {
+        let vector = |n: usize| match lender.and_then(|l| l.fr_vec(n)) {
+            // Lent (page-locked) memory is mapped already.
+            Some(v) => Some(v),
+            // Writing each element makes the kernel map and zero the pages here, not on
+            // the synthesizing thread; on huge pages where the system offers them, faster
+            // to write and far faster to free after the proof (sluice_backend::huge_pages).
+            None => {
+                let mut v = filled_with_huge_pages(n, Fr::ZERO)?;
+                v.clear();
+                Some(FrVec::from(v))
+            }
         };
         Some(Prefaulted {
-            a: touched(capacity.constraints)?,
-            b: touched(capacity.constraints)?,
-            aux: touched(capacity.aux)?,
+            a: vector(capacity.constraints)?,
+            b: vector(capacity.constraints)?,
+            aux: vector(capacity.aux)?,
         })
     }
 }
@@ -99,10 +106,10 @@ pub struct ProvingAssignment {
     a_aux_density: Density,
     b_input_density: Density,
     b_aux_density: Density,
-    a: Vec<Fr>,
-    b: Vec<Fr>,
+    a: FrVec,
+    b: FrVec,
     input_assignment: Vec<Fr>,
-    aux_assignment: Vec<Fr>,
+    aux_assignment: FrVec,
     namespace: Vec<String>,
     unsatisfied: Option<Unsatisfied>,
     prefaulted: PrefaultedLater,
@@ -112,22 +119,43 @@ impl Clone for ProvingAssignment {
     /// The large vectors are copied onto huge pages where the system offers them, as
     /// synthesis with a capacity makes them (the prover frees them on its own thread).
     fn clone(&self) -> Self {
+        self.clone_into_lent(None)
+    }
+}
+
+impl ProvingAssignment {
+    /// A copy whose a, b and auxiliary vectors are in memory `lender` lends where it does
+    /// (else on huge pages where the system offers them, as [`Clone`] makes them).
+    fn clone_into_lent(&self, lender: Option<&dyn HostAllocator>) -> Self {
+        let copy = |v: &[Fr]| match lender.and_then(|l| l.fr_vec(v.len())) {
+            Some(mut lent) => {
+                lent.extend_from_slice(v);
+                lent
+            }
+            None => FrVec::from(copy_with_huge_pages(v)),
+        };
         ProvingAssignment {
             a_aux_density: self.a_aux_density.clone(),
             b_input_density: self.b_input_density.clone(),
             b_aux_density: self.b_aux_density.clone(),
-            a: copy_with_huge_pages(&self.a),
-            b: copy_with_huge_pages(&self.b),
+            a: copy(&self.a),
+            b: copy(&self.b),
             input_assignment: copy_with_huge_pages(&self.input_assignment),
-            aux_assignment: copy_with_huge_pages(&self.aux_assignment),
+            aux_assignment: copy(&self.aux_assignment),
             namespace: self.namespace.clone(),
             unsatisfied: self.unsatisfied.clone(),
             prefaulted: self.prefaulted.clone(),
         }
     }
-}
 
-impl ProvingAssignment {
+    /// A copy whose a, b and auxiliary vectors are in the memory `backend` uploads fastest
+    /// from ([`ComputeBackend::host_allocator`]), where it lends any: what
+    /// [`synthesize_for`](Self::synthesize_for) would have made. Benchmarks prove such
+    /// copies of one assignment.
+    pub fn clone_for<B: ComputeBackend>(&self, backend: &B) -> Self {
+        self.clone_into_lent(backend.host_allocator().as_deref())
+    }
+
     /// Synthesizes `circuit` with its witness.
     ///
     /// Returns [`Groth16Error::Unsatisfied`] naming the first failing constraint when the
@@ -155,12 +183,37 @@ impl ProvingAssignment {
         circuit: C,
         capacity: Capacity,
     ) -> Result<Self, Groth16Error> {
+        Self::synthesize_into(circuit, capacity, None)
+    }
+
+    /// [`synthesize_with_capacity`](Self::synthesize_with_capacity) into the memory
+    /// `backend` uploads fastest from ([`ComputeBackend::host_allocator`]: page-locked
+    /// memory on a GPU, which its DMA reads with no staging copy), where it lends any; what
+    /// it does not lend is ordinary memory, as there. The prover's `create_proof` uses it.
+    ///
+    /// Memory: lent memory is host memory too, and page-locked: the system cannot swap it
+    /// out. A backend lends up to a limit and then refuses (the OpenCL backend's is a
+    /// quarter of the host's memory), so many assignments at once fall back to ordinary
+    /// memory rather than lock the host's.
+    pub fn synthesize_for<C: Circuit<Fr>, B: ComputeBackend>(
+        circuit: C,
+        capacity: Capacity,
+        backend: &B,
+    ) -> Result<Self, Groth16Error> {
+        Self::synthesize_into(circuit, capacity, backend.host_allocator())
+    }
+
+    fn synthesize_into<C: Circuit<Fr>>(
+        circuit: C,
+        capacity: Capacity,
+        lender: Option<Arc<dyn HostAllocator>>,
+    ) -> Result<Self, Groth16Error> {
         let mut cs = Self::new();
         if capacity != Capacity::default() {
             let (tx, rx) = sync_channel(1);
             // Detached: if synthesis ends first, the vectors are dropped with the channel.
             std::thread::spawn(move || {
-                if let Some(p) = Prefaulted::new(capacity) {
+                if let Some(p) = Prefaulted::new(capacity, lender.as_deref()) {
                     let _ = tx.send(p);
                 }
             });
@@ -228,6 +281,12 @@ impl ProvingAssignment {
         &self.b_aux_density
     }
 
+    /// Whether a, b and the auxiliary vector are all in memory a backend lent
+    /// ([`synthesize_for`](Self::synthesize_for)), which uploads read fastest.
+    pub fn in_lent_memory(&self) -> bool {
+        self.a.is_lent() && self.b.is_lent() && self.aux_assignment.is_lent()
+    }
+
     /// Host bytes this assignment holds: the capacity of a, b and the witness, and the
     /// density bitmaps (what a partition waiting for its device holds).
     pub fn host_bytes(&self) -> u64 {
@@ -247,7 +306,7 @@ impl ProvingAssignment {
     }
 
     /// Takes the a and b vectors out (to upload them and free the host copies).
-    pub(crate) fn take_ab(&mut self) -> (Vec<Fr>, Vec<Fr>) {
+    pub(crate) fn take_ab(&mut self) -> (FrVec, FrVec) {
         (std::mem::take(&mut self.a), std::mem::take(&mut self.b))
     }
 
@@ -394,10 +453,10 @@ impl ConstraintSystem<Fr> for ProvingAssignment {
             a_aux_density: Density::new(0),
             b_input_density: Density::new(0),
             b_aux_density: Density::new(0),
-            a: Vec::new(),
-            b: Vec::new(),
+            a: FrVec::new(),
+            b: FrVec::new(),
             input_assignment: Vec::new(),
-            aux_assignment: Vec::new(),
+            aux_assignment: FrVec::new(),
             namespace: Vec::new(),
             unsatisfied: None,
             prefaulted: PrefaultedLater(None),
@@ -595,7 +654,7 @@ mod tests {
             for k in 0..5 {
                 if k == 2 {
                     let (tx, rx) = sync_channel(1);
-                    tx.send(Prefaulted::new(capacity).unwrap()).unwrap();
+                    tx.send(Prefaulted::new(capacity, None).unwrap()).unwrap();
                     cs.prefaulted = PrefaultedLater(Some((rx, capacity)));
                 }
                 tiny(&mut cs, 3);
@@ -635,10 +694,13 @@ mod tests {
     /// A capacity no allocator can give is ignored, not a crash.
     #[test]
     fn an_impossible_capacity_is_ignored() {
-        assert!(Prefaulted::new(Capacity {
-            constraints: usize::MAX / 2,
-            aux: 1
-        })
+        assert!(Prefaulted::new(
+            Capacity {
+                constraints: usize::MAX / 2,
+                aux: 1
+            },
+            None
+        )
         .is_none());
         let circuit = crate::demo::MimcLike::<Fr>::filling_domain(6, Some(Fr::from(5u64)));
         let huge = Capacity {
@@ -672,18 +734,60 @@ mod tests {
             },
         ] {
             let cs = ProvingAssignment::synthesize_with_capacity(circuit(), capacity).unwrap();
-            assert_eq!(cs.a(), plain.a(), "{capacity:?}");
-            assert_eq!(cs.b(), plain.b(), "{capacity:?}");
-            assert_eq!(cs.input_assignment(), plain.input_assignment());
-            assert_eq!(cs.aux_assignment(), plain.aux_assignment(), "{capacity:?}");
-            for (d, e) in [
-                (cs.a_aux_density(), plain.a_aux_density()),
-                (cs.b_input_density(), plain.b_input_density()),
-                (cs.b_aux_density(), plain.b_aux_density()),
-            ] {
-                assert_eq!(bits(d), bits(e), "{capacity:?}");
-            }
+            same_assignment(&cs, &plain, &format!("{capacity:?}"));
         }
+    }
+
+    fn same_assignment(cs: &ProvingAssignment, plain: &ProvingAssignment, what: &str) {
+        assert_eq!(cs.a(), plain.a(), "{what}");
+        assert_eq!(cs.b(), plain.b(), "{what}");
+        assert_eq!(cs.input_assignment(), plain.input_assignment(), "{what}");
+        assert_eq!(cs.aux_assignment(), plain.aux_assignment(), "{what}");
+        for (d, e) in [
+            (cs.a_aux_density(), plain.a_aux_density()),
+            (cs.b_input_density(), plain.b_input_density()),
+            (cs.b_aux_density(), plain.b_aux_density()),
+        ] {
+            assert_eq!(bits(d), bits(e), "{what}");
+        }
+    }
+
+    /// Synthesis into lent memory gives the same assignment as without: in lent memory
+    /// where the lender lends all three vectors at a large enough capacity, moved to the
+    /// heap where the capacity is too small, partly lent where the lender refuses some,
+    /// and a copy for a lender is lent too. Every lent byte is given back.
+    #[test]
+    fn lent_memory_never_changes_the_assignment() {
+        use sluice_backend::HeapLender;
+        let circuit = || crate::demo::MimcLike::<Fr>::filling_domain(10, Some(Fr::from(7u64)));
+        let plain = ProvingAssignment::synthesize(circuit()).unwrap();
+        let exact = Capacity {
+            constraints: plain.num_constraints(),
+            aux: plain.aux_assignment().len(),
+        };
+        let vector_bytes = (exact.constraints * 32) as u64;
+        let small = Capacity {
+            constraints: 5,
+            aux: 5,
+        };
+        for (capacity, limit, lent) in [
+            (exact, u64::MAX, true),
+            (small, u64::MAX, false),
+            // Room for a only: b and the auxiliary vector are ordinary memory.
+            (exact, vector_bytes, false),
+        ] {
+            let lender: Arc<dyn HostAllocator> = Arc::new(HeapLender::new(limit));
+            let cs = ProvingAssignment::synthesize_into(circuit(), capacity, Some(lender)).unwrap();
+            let what = format!("{capacity:?}, limit {limit}");
+            assert_eq!(cs.in_lent_memory(), lent, "{what}");
+            same_assignment(&cs, &plain, &what);
+        }
+        let lender = HeapLender::new(u64::MAX);
+        let copy = plain.clone_into_lent(Some(&lender));
+        assert!(copy.in_lent_memory() && !plain.in_lent_memory());
+        same_assignment(&copy, &plain, "a copy into lent memory");
+        drop(copy);
+        assert_eq!(lender.lent_bytes(), 0);
     }
 
     /// Coefficients other than 0 and 1 multiply; a zero one ignores even a variable that

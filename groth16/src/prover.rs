@@ -10,7 +10,7 @@ use ff::Field;
 use rand_core::RngCore;
 use rayon::prelude::*;
 use sluice_backend::{
-    BackendError, ComputeBackend, Density, MemoryKind, MemoryReport, MemoryTracker, Scalars,
+    BackendError, ComputeBackend, Density, FrVec, MemoryKind, MemoryReport, MemoryTracker, Scalars,
 };
 use sluice_field::{Fr, G1Projective, G2Projective};
 
@@ -461,7 +461,7 @@ where
             device_budget_bytes,
         } => {
             let plan = StreamingPlan::new(n, device_budget_bytes)?;
-            let pad = |mut v: Vec<Fr>, what| {
+            let pad = |mut v: FrVec, what| {
                 v.resize(n, Fr::ZERO);
                 HostVector::track(host_tracker, what, v)
             };
@@ -561,7 +561,7 @@ where
     P: ParameterSource<B> + ?Sized,
 {
     let capacity = Capacity::for_queries(&params.query_lengths());
-    let cs = ProvingAssignment::synthesize_with_capacity(circuit, capacity)?;
+    let cs = ProvingAssignment::synthesize_for(circuit, capacity, backend)?;
     Ok(prove_assignment(cs, params, r, s, backend)?.0)
 }
 
@@ -609,7 +609,7 @@ where
     let capacity = Capacity::for_queries(&params.query_lengths());
     let assignments = circuits
         .into_par_iter()
-        .map(|c| ProvingAssignment::synthesize_with_capacity(c, capacity))
+        .map(|c| ProvingAssignment::synthesize_for(c, capacity, backend))
         .collect::<Result<Vec<_>, _>>()?;
     assignments
         .into_iter()

@@ -50,7 +50,7 @@ use ff::{Field, PrimeField};
 use rayon::prelude::*;
 use sluice_backend::huge_pages::filled_for;
 use sluice_backend::{
-    Allocation, BackendError, ComputeBackend, MemoryKind, MemoryTracker, NttOrder, Transform,
+    Allocation, BackendError, ComputeBackend, FrVec, MemoryKind, MemoryTracker, NttOrder, Transform,
 };
 use sluice_field::Fr;
 
@@ -60,17 +60,23 @@ use crate::Groth16Error;
 const FR_BYTES: u64 = std::mem::size_of::<Fr>() as u64;
 const NN: NttOrder = NttOrder::NaturalToNatural;
 
-/// A vector of scalars in host memory, counted by a tracker as [`MemoryKind::Host`] (by its
-/// capacity, which is what it holds) for as long as it lives.
+/// A vector of scalars in host memory (ordinary or lent by a backend: [`FrVec`]), counted
+/// by a tracker as [`MemoryKind::Host`] (by its capacity, which is what it holds) for as
+/// long as it lives.
 pub struct HostVector {
-    data: Vec<Fr>,
+    data: FrVec,
     allocation: Allocation,
 }
 
 impl HostVector {
     /// Starts counting `data` in `tracker`. Refused with [`BackendError::OutOfMemory`] (and
     /// `data` dropped) when the tracker's host limit does not allow it.
-    pub fn track(tracker: &MemoryTracker, what: &str, data: Vec<Fr>) -> Result<Self, BackendError> {
+    pub fn track(
+        tracker: &MemoryTracker,
+        what: &str,
+        data: impl Into<FrVec>,
+    ) -> Result<Self, BackendError> {
+        let data = data.into();
         let bytes = (data.capacity() as u64).saturating_mul(FR_BYTES);
         let allocation = tracker.allocate(MemoryKind::Host, what, bytes)?;
         Ok(HostVector { data, allocation })
@@ -83,7 +89,7 @@ impl HostVector {
             what,
             (len as u64).saturating_mul(FR_BYTES),
         )?;
-        let data = filled_for(&allocation, what, len, Fr::ZERO)?;
+        let data = filled_for(&allocation, what, len, Fr::ZERO)?.into();
         Ok(HostVector { data, allocation })
     }
 

@@ -436,12 +436,14 @@ msm_check!(
 );
 
 /// A whole Groth16 proof on `backend`: with the same blinding it must equal, byte for
-/// byte, the CPU backend's proof, and it must verify.
+/// byte, the CPU backend's proof, and it must verify. The backend's assignment is
+/// synthesized as `create_proof` does it, into the host memory the backend lends where it
+/// lends any (checked), the CPU's into ordinary memory.
 pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
     use sluice_groth16::demo::MimcLike;
     use sluice_groth16::{
         generate_random_parameters, prepare_verifying_key, prove_assignment, verify_proof,
-        ProvingAssignment,
+        Capacity, ParameterSource, ProvingAssignment,
     };
     let mut rng = rng(seed);
     let params =
@@ -450,16 +452,20 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
     let x = Fr::random(&mut rng);
     let circuit = MimcLike::filling_domain(log_domain, Some(x));
     let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
-    let prove = |b: &dyn Fn(ProvingAssignment) -> sluice_groth16::Proof| {
-        b(ProvingAssignment::synthesize(circuit.clone()).unwrap())
-    };
-    let got = prove(&|cs| {
-        prove_assignment(cs, &params, r, s, backend)
-            .unwrap_or_else(|e| panic!("proof on {} failed: {e} (seed {seed:#x})", backend.name()))
-            .0
-    });
+    let capacity = Capacity::for_queries(&ParameterSource::<B>::query_lengths(&params));
+    let cs = ProvingAssignment::synthesize_for(circuit.clone(), capacity, backend).unwrap();
+    assert_eq!(
+        cs.in_lent_memory(),
+        backend.host_allocator().is_some(),
+        "{} lends host memory but the assignment is not in it (seed {seed:#x})",
+        backend.name()
+    );
+    let got = prove_assignment(cs, &params, r, s, backend)
+        .unwrap_or_else(|e| panic!("proof on {} failed: {e} (seed {seed:#x})", backend.name()))
+        .0;
     let cpu = sluice_backend_cpu::CpuBackend::new();
-    let want = prove(&|cs| prove_assignment(cs, &params, r, s, &cpu).unwrap().0);
+    let cs = ProvingAssignment::synthesize(circuit.clone()).unwrap();
+    let want = prove_assignment(cs, &params, r, s, &cpu).unwrap().0;
     assert_eq!(
         got.to_bytes(),
         want.to_bytes(),

@@ -107,6 +107,21 @@ fn whole_proof_matches_cpu_and_verifies() {
     suite::proof(b, SuiteSizes::from_env().proof_log, 0x5052_4f01);
 }
 
+/// The proof from page-locked host vectors the backend lends (on by default on GPUs;
+/// forced on here so PoCL covers it): synthesis writes into them and uploads send them
+/// directly.
+#[test]
+fn whole_proof_from_lent_host_vectors() {
+    let Some(b) = backend_or_skip(OpenClConfig {
+        devices: DeviceSelector::Index(test_device()),
+        pinned_staging: Some(true),
+        ..OpenClConfig::default()
+    }) else {
+        return;
+    };
+    suite::proof(&b, SuiteSizes::from_env().proof_log, 0x5052_4f04);
+}
+
 #[test]
 fn whole_proof_under_dual_backend() {
     let Some(b) = backend_or_skip(OpenClConfig {

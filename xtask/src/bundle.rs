@@ -263,7 +263,7 @@ printf '%s\n' "${summary[@]}"
 for log in bench.log bench-multi.log bench-peers.log partition.log; do
     [ -f "$OUT/$log" ] && { echo "== $log table"; sed -n '/^op /,$p' "$OUT/$log" | head -80; }
 done
-[ -f "$OUT/partition.log" ] && { echo "== partition set-up and phases"; grep -oE "partition 2\^[0-9]+ set-up \(untimed\): [a-z0-9., ]+ s|\(last run: [^)]*\)" "$OUT/partition.log"; }
+[ -f "$OUT/partition.log" ] && { echo "== partition set-up and phases"; grep -oE "partition 2\^[0-9]+ set-up \(untimed\): [a-z0-9., ]+ s|\(last run[^)]*\)" "$OUT/partition.log"; }
 [ -f "$OUT/residency.log" ] && { echo "== residency"; cat "$OUT/residency.log"; }
 exit $status
 "#;
