@@ -8,7 +8,6 @@ use ocl::core::{self, ArgVal, Event, MemFlags};
 use sluice_backend::{Allocation, BackendError, MemoryKind, MemoryTracker};
 
 use crate::capture;
-use crate::copy::copy_words;
 use crate::device::DeviceInfo;
 use crate::pinned::PinnedPool;
 use crate::program::{self, KernelCache};
@@ -210,13 +209,14 @@ impl Staging {
     }
 }
 
-/// Whether uploads copy into the pinned staging with streaming stores
-/// (`SLUICE_STAGING_STREAM=1`; read once). An experiment: on the dev machine they copied
-/// 2-20% faster in three runs (BENCHMARKS.md, item 64), and the host's copy sets the pace
-/// of a staged upload on the H200 (item 43), but they are not yet measured there.
-fn streaming_staging() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| crate::env_in("SLUICE_STAGING_STREAM", 0..=1) == Some(1))
+/// A parallel copy (a single thread copies far below the DMA's speed). Streaming
+/// (non-temporal) stores were tried here and made the 2^27 partition slower on the H200
+/// (BENCHMARKS.md, item 66).
+fn copy_words(dst: &mut [u32], src: &[u32]) {
+    use rayon::prelude::*;
+    dst.par_chunks_mut(1 << 16)
+        .zip(src.par_chunks(1 << 16))
+        .for_each(|(d, s)| d.copy_from_slice(s));
 }
 
 impl DeviceCtx {
@@ -302,7 +302,7 @@ impl DeviceCtx {
                 Self::wait(&e)?;
             }
             let buf = &mut st.slot(slot)[..piece.len()];
-            copy_words(buf, piece, streaming_staging());
+            copy_words(buf, piece);
             let mut event = Event::null();
             // SAFETY: `buf` is pinned memory that is not touched again until `event` is
             // waited for (next use of the slot, or the end of this function).
@@ -361,7 +361,7 @@ impl DeviceCtx {
             if let Some(e) = requested.pop_front() {
                 Self::wait(&e)?;
             }
-            copy_words(piece, &st.slot(k)[..lens[k]], false);
+            copy_words(piece, &st.slot(k)[..lens[k]]);
             // The slot is free again: it takes the piece STAGING_SLOTS further on.
             if let Some(&len) = lens.get(k + STAGING_SLOTS) {
                 requested.push_back(request(k + STAGING_SLOTS, len)?);

@@ -23,8 +23,6 @@
 //! kernels' work-group size (0: the driver's choice) and the scalars per work item of the
 //! count and the scatter, instead of the defaults (see `kernels/msm.cl`).
 //! `SLUICE_STAGING_KIB`: the size of each pinned staging piece (default 16384).
-//! `SLUICE_STAGING_STREAM=1`: uploads copy into the pinned staging with streaming
-//! (non-temporal) stores.
 //! `SLUICE_CAPTURE_DIR` / `SLUICE_CAPTURE_KERNEL` / `SLUICE_CAPTURE_COUNT`: record chosen
 //! launches for replay under NVIDIA's profiler (see `capture.rs`).
 //! `SLUICE_PROFILE=1`: queues record every kernel's and every transfer's device time;
@@ -40,7 +38,6 @@
 
 mod capture;
 mod context;
-mod copy;
 mod device;
 mod msm;
 mod ntt;
