@@ -920,8 +920,12 @@ impl OpenClBackend {
             // reduce from 2^15 scalars on.
             None => Some(CPU_POINT_GROUP),
         };
-        // Buffers are dropped as soon as the last kernel using them is enqueued: OpenCL
-        // frees them once that kernel is done.
+        // Temporaries are released once every kernel of the launch is queued. On NVIDIA a
+        // release waits for the kernels using the buffer and then frees it (milliseconds
+        // for the sorted entries' gigabytes): released between two launches it held the
+        // next one back with the device idle, about 3 ms before each reduce (BENCHMARKS.md,
+        // item 67). They coexist at the end either way: `msm_scratch` reserves them all.
+        let mut spent = Vec::with_capacity(12);
         let counts = temp("msm bucket counts", windows * buckets)?;
         ctx.fill_zero(&counts.0, windows * buckets)?;
         let items = count.div_ceil(per_item);
@@ -977,7 +981,7 @@ impl OpenClBackend {
                 .mem(&cursor.0)?
                 .mem(&rank.0)?,
         )?;
-        drop((counts, block_sums));
+        spent.extend([counts, block_sums]);
 
         let entries = temp("msm sorted entries", windows * span)?;
         ctx.kernel(A::PROGRAM, &name("msm_scatter"))?
@@ -1013,7 +1017,7 @@ impl OpenClBackend {
             .u32(cap as u32)?
             .u32(windows as u32)?
             .run_any_group(windows * segs, point_group)?;
-        drop((entries, off, cursor, rank));
+        spent.extend([entries, off, cursor, rank]);
 
         let mut sums = temp("msm window slices", windows * slices * pw)?;
         ctx.kernel(A::PROGRAM, &name("msm_reduce"))?
@@ -1025,7 +1029,7 @@ impl OpenClBackend {
             .u32(slices as u32)?
             .u32(windows as u32)?
             .run_any_group(windows * slices, point_group)?;
-        drop((partials, keys, totals));
+        spent.extend([partials, keys, totals]);
 
         // Slices are a power of two, so every group lies within one window.
         let mut per_window = slices;
@@ -1039,8 +1043,10 @@ impl OpenClBackend {
                 .u32((windows * per_window) as u32)?
                 .u32(group as u32)?
                 .run_any_group(windows * per_window, point_group)?;
-            sums = next;
+            spent.push(std::mem::replace(&mut sums, next));
         }
+        ctx.flush()?;
+        drop(spent);
         Ok(Pending {
             ctx,
             results: sums,
