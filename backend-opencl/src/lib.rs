@@ -397,6 +397,10 @@ impl ComputeBackend for OpenClBackend {
 
     /// The first device's page-locked host memory (see [`OpenClConfig::pinned_staging`]):
     /// uploads to that device send vectors there with no staging copy.
+    fn profile_report(&self) -> Option<String> {
+        OpenClBackend::profile_report(self)
+    }
+
     fn host_allocator(&self) -> Option<std::sync::Arc<dyn sluice_backend::HostAllocator>> {
         let pool = self.primary().pinned.clone()?;
         Some(std::sync::Arc::new(pinned::PinnedLender(pool)))

@@ -145,6 +145,14 @@ pub trait ComputeBackend: Send + Sync {
         None
     }
 
+    /// Where the backend profiles its device work (the OpenCL backend with
+    /// `SLUICE_PROFILE=1`): the profile since the last report, as text, starting a new
+    /// one. `None` (the default) where it does not. Benchmarks use it to separate set-up
+    /// from the timed runs.
+    fn profile_report(&self) -> Option<String> {
+        None
+    }
+
     /// Waits until all queued work has finished, and surfaces errors of queued work. Timing
     /// code calls it before reading the clock; results read back (downloads, MSM results)
     /// are always complete without it. The default (for backends that never queue) does

@@ -344,6 +344,9 @@ fn measure<B: ComputeBackend>(
                     backend.synchronize().map_err(e)?;
                     if rep > 0 {
                         times.push(start.elapsed());
+                    } else if let Some(profile) = backend.profile_report() {
+                        // The report at the end then covers the timed runs alone.
+                        eprint!("\n  profile of the set-up and the warm-up proof:\n{profile}");
                     }
                     if rep == opts.reps {
                         let lent = if lent { "lent" } else { "ordinary" };
