@@ -9,7 +9,7 @@ use sluice_backend::{Allocation, BackendError, MemoryKind, MemoryTracker};
 
 use crate::capture;
 use crate::device::DeviceInfo;
-use crate::pinned::PinnedPool;
+use crate::pinned::{mapped_host_buffer, PinnedPool};
 use crate::program::{self, KernelCache};
 use crate::source::ProgramKind;
 use crate::{driver_error, lock};
@@ -164,28 +164,8 @@ impl Staging {
     fn new(ctx: &DeviceCtx) -> Result<Self, core::Error> {
         let words = staging_words();
         let make = || -> Result<(core::Mem, *mut u32), core::Error> {
-            // SAFETY: no host pointer is passed; the mapping is written before it is read.
-            let mem = unsafe {
-                core::create_buffer(
-                    &ctx.context,
-                    MemFlags::new().read_write().alloc_host_ptr(),
-                    words,
-                    None::<&[u32]>,
-                )
-            }?;
-            // SAFETY: a blocking map of the whole buffer; it stays mapped while `mem` lives.
-            let mut map = unsafe {
-                core::enqueue_map_buffer::<u32, _, _, _>(
-                    &ctx.queue,
-                    &mem,
-                    true,
-                    core::MapFlags::new().read().write(),
-                    0,
-                    words,
-                    None::<Event>,
-                    None::<&mut Event>,
-                )
-            }?;
+            // It stays mapped while `mem` lives.
+            let (mem, mut map) = mapped_host_buffer(&ctx.context, &ctx.queue, words)?;
             Ok((mem, map.as_mut_ptr()))
         };
         let (buffers, ptrs) = (0..STAGING_SLOTS)

@@ -719,6 +719,16 @@ pub(crate) mod testing {
         .as_ref()
     }
 
+    /// A backend on the test device with transfers staged and host vectors lent (forced
+    /// on: PoCL would not use them). Not shared: each test sees its own pool and staging.
+    pub(crate) fn staged_backend() -> Option<OpenClBackend> {
+        backend_with(OpenClConfig {
+            devices: DeviceSelector::Index(test_device()),
+            pinned_staging: Some(true),
+            ..OpenClConfig::default()
+        })
+    }
+
     /// Two contexts on the test device with small chunks: the multi-device and split-buffer
     /// paths at test sizes (process-wide too).
     pub(crate) fn split_backend() -> Option<&'static OpenClBackend> {
@@ -944,13 +954,7 @@ mod tests {
     /// round-trip exactly: several staging pieces, a partial last piece, offsets.
     #[test]
     fn staged_transfers_round_trip() {
-        use super::testing::{backend_with, test_device};
-        use super::{DeviceSelector, OpenClConfig};
-        let Some(b) = backend_with(OpenClConfig {
-            devices: DeviceSelector::Index(test_device()),
-            pinned_staging: Some(true),
-            ..OpenClConfig::default()
-        }) else {
+        let Some(b) = super::testing::staged_backend() else {
             return;
         };
         let seed = 4100;
@@ -991,13 +995,7 @@ mod tests {
     /// round-trip exactly; ordinary vectors and slices past a lent vector's memory are not.
     #[test]
     fn lent_host_vectors_upload_directly_and_exactly() {
-        use super::testing::{backend_with, test_device};
-        use super::{DeviceSelector, OpenClConfig};
-        let Some(b) = backend_with(OpenClConfig {
-            devices: DeviceSelector::Index(test_device()),
-            pinned_staging: Some(true),
-            ..OpenClConfig::default()
-        }) else {
+        let Some(b) = super::testing::staged_backend() else {
             return;
         };
         let seed = 4200;

@@ -20,6 +20,39 @@ use crate::lock;
 /// Blocks kept for reuse once given back: a proof's a, b and witness.
 const IDLE_BLOCKS: usize = 3;
 
+/// A `CL_MEM_ALLOC_HOST_PTR` buffer of `words` words in `context`, mapped (blocking, on
+/// `queue`) for reading and writing: host memory the driver page-locks on a GPU. The
+/// caller keeps the buffer while it uses the mapping.
+pub(crate) fn mapped_host_buffer(
+    context: &core::Context,
+    queue: &core::CommandQueue,
+    words: usize,
+) -> Result<(core::Mem, core::MemMap<u32>), core::Error> {
+    // SAFETY: no host pointer is passed; the mapping is written before it is read.
+    let mem = unsafe {
+        core::create_buffer(
+            context,
+            MemFlags::new().read_write().alloc_host_ptr(),
+            words,
+            None::<&[u32]>,
+        )
+    }?;
+    // SAFETY: a blocking map of the whole buffer, which the caller keeps.
+    let map = unsafe {
+        core::enqueue_map_buffer::<u32, _, _, _>(
+            queue,
+            &mem,
+            true,
+            core::MapFlags::new().read().write(),
+            0,
+            words,
+            None::<Event>,
+            None::<&mut Event>,
+        )
+    }?;
+    Ok((mem, map))
+}
+
 /// One mapped `CL_MEM_ALLOC_HOST_PTR` buffer.
 struct Block {
     mem: core::Mem,
@@ -119,33 +152,14 @@ impl PinnedPool {
     /// A new mapped block, or `None` (logged) when the driver refuses.
     fn map_new(&self, bytes: usize) -> Option<Block> {
         let words = bytes.div_ceil(4).max(1);
-        let made = (|| -> Result<Block, core::Error> {
-            // SAFETY: no host pointer is passed; the mapping is written before it is read.
-            let mem = unsafe {
-                core::create_buffer(
-                    &self.context,
-                    MemFlags::new().read_write().alloc_host_ptr(),
-                    words,
-                    None::<&[u32]>,
-                )
-            }?;
-            // SAFETY: a blocking map of the whole buffer; unmapped before `mem` is released.
-            let map = unsafe {
-                core::enqueue_map_buffer::<u32, _, _, _>(
-                    &self.queue,
-                    &mem,
-                    true,
-                    core::MapFlags::new().read().write(),
-                    0,
-                    words,
-                    None::<Event>,
-                    None::<&mut Event>,
-                )
-            }?;
-            Ok(Block { mem, map, bytes })
-        })();
-        made.map_err(|e| log::warn!("no page-locked host vector of {bytes} bytes ({e})"))
-            .ok()
+        match mapped_host_buffer(&self.context, &self.queue, words) {
+            // Unmapped before `mem` is released (`release`).
+            Ok((mem, map)) => Some(Block { mem, map, bytes }),
+            Err(e) => {
+                log::warn!("no page-locked host vector of {bytes} bytes ({e})");
+                None
+            }
+        }
     }
 
     /// Unmaps and frees `block`, which the caller has taken out of `st`.
