@@ -38,6 +38,19 @@ pub(crate) struct ProfileReport {
     /// them: the caller's own work between operations, or host work inside one (an index
     /// built, a vector freed), told apart by the command that follows.
     pub(crate) long_gaps: Vec<KernelProfile>,
+    /// The same gaps one by one, in time order: where each lies tells a gap inside an
+    /// operation from one between operations (a proof's own from the bench's between
+    /// proofs).
+    pub(crate) long_list: Vec<LongGap>,
+}
+
+/// One idle gap of [`IDLE_GAP_MAX_MS`] or more.
+pub(crate) struct LongGap {
+    /// When it began, in milliseconds from the first command of the profile.
+    pub(crate) at_ms: f64,
+    pub(crate) ms: f64,
+    /// The long-gap row it is in (`X (after W)`).
+    pub(crate) row: String,
 }
 
 /// Adds `ms` to the row named `name`, or starts it.
@@ -64,22 +77,25 @@ fn add_to_row(rows: &mut Vec<KernelProfile>, name: &str, ms: f64, wg: usize, pri
 /// next row), but also host work inside one. Their rows also name the command the gap
 /// follows (`X (after W)`: the one that ended last), which tells a late upload (after an
 /// upload piece) from late host work (after a kernel).
-fn idle_gaps(mut spans: Vec<(u64, u64, String)>) -> (Vec<KernelProfile>, Vec<KernelProfile>) {
+fn idle_gaps(
+    mut spans: Vec<(u64, u64, String)>,
+) -> (Vec<KernelProfile>, Vec<KernelProfile>, Vec<LongGap>) {
     spans.sort_by_key(|s| s.0);
-    let (mut idle, mut long_gaps) = (Vec::new(), Vec::new());
+    let first = spans.first().map_or(0, |s| s.0);
+    let (mut idle, mut long_gaps, mut long_list) = (Vec::new(), Vec::new(), Vec::new());
     // The latest end so far, and the command it belongs to.
     let mut last: Option<(u64, String)> = None;
     for (start, end, name) in spans {
         if let Some((prev, before)) = &last {
             let gap_ms = start.saturating_sub(*prev) as f64 * 1e-6;
             if gap_ms >= IDLE_GAP_MAX_MS {
-                add_to_row(
-                    &mut long_gaps,
-                    &format!("{name} (after {before})"),
-                    gap_ms,
-                    0,
-                    0,
-                );
+                let row = format!("{name} (after {before})");
+                add_to_row(&mut long_gaps, &row, gap_ms, 0, 0);
+                long_list.push(LongGap {
+                    at_ms: prev.saturating_sub(first) as f64 * 1e-6,
+                    ms: gap_ms,
+                    row,
+                });
             } else if gap_ms > 0.0 {
                 add_to_row(&mut idle, &name, gap_ms, 0, 0);
             }
@@ -88,7 +104,7 @@ fn idle_gaps(mut spans: Vec<(u64, u64, String)>) -> (Vec<KernelProfile>, Vec<Ker
             last = Some((end, name));
         }
     }
-    (idle, long_gaps)
+    (idle, long_gaps, long_list)
 }
 
 /// One kernel's line of a profile report.
@@ -373,11 +389,12 @@ impl DeviceCtx {
             add_to_row(&mut busy, &name, ms, wg, private);
             spans.push((start, end, name));
         }
-        let (idle, long_gaps) = idle_gaps(spans);
+        let (idle, long_gaps, long_list) = idle_gaps(spans);
         Some(ProfileReport {
             busy,
             idle,
             long_gaps,
+            long_list,
         })
     }
 
@@ -928,8 +945,12 @@ mod tests {
             // 20 ms after the last end: a long gap, in its own rows.
             (29 * ms, 30 * ms, "a".to_string()),
         ];
-        let (idle, long_gaps) = idle_gaps(spans);
+        let (idle, long_gaps, long_list) = idle_gaps(spans);
         assert_eq!(long_gaps.len(), 1);
+        // One by one: from 9 ms (b's end) after the first start, 20 ms long.
+        assert_eq!(long_list.len(), 1);
+        assert_eq!(long_list[0].row, "a (after b)");
+        assert!((long_list[0].at_ms - 9.0).abs() < 1e-9 && (long_list[0].ms - 20.0).abs() < 1e-9);
         // d started last, but b ended last: the gap follows b.
         assert_eq!(
             (long_gaps[0].name.as_str(), long_gaps[0].launches),

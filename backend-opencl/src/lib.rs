@@ -183,8 +183,8 @@ impl OpenClBackend {
     /// the last report (launches, total milliseconds) and of the transfers each way, then
     /// the time the device idled before each kind of command (gaps under 10 ms: the host
     /// copying, waiting or enqueueing; longer gaps, mostly the caller's own work between
-    /// operations, in rows of their own), as a table, after waiting for the queues; `None`
-    /// when profiling is off.
+    /// operations, in rows of their own, then one by one with the time each began), as a
+    /// table, after waiting for the queues; `None` when profiling is off.
     pub fn profile_report(&self) -> Option<String> {
         let line = |r: &context::KernelProfile, prefix: &str| {
             let mut l = format!(
@@ -225,6 +225,19 @@ impl OpenClBackend {
             idle.iter().for_each(|r| out += &line(r, "idle before "));
             long.iter()
                 .for_each(|r| out += &line(r, "long idle before "));
+            // One by one, the first LONG_GAPS_LISTED in time order.
+            for g in report.long_list.iter().take(LONG_GAPS_LISTED) {
+                out += &format!(
+                    "  long gap at {:>10.1} ms: {:>9.3} ms before {}\n",
+                    g.at_ms, g.ms, g.row
+                );
+            }
+            if report.long_list.len() > LONG_GAPS_LISTED {
+                out += &format!(
+                    "  ({} more long gaps not listed)\n",
+                    report.long_list.len() - LONG_GAPS_LISTED
+                );
+            }
         }
         Some(out)
     }
@@ -350,6 +363,9 @@ pub(crate) fn driver_error(what: &str, e: &ocl::core::Error) -> BackendError {
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
+
+/// Long idle gaps a profile report lists one by one (a 2^27 partition proof has a few).
+const LONG_GAPS_LISTED: usize = 24;
 
 impl Drop for OpenClBackend {
     fn drop(&mut self) {
