@@ -129,31 +129,47 @@ impl PinnedPool {
     /// A block of at least `bytes` (at most twice that, so a small vector does not hold a
     /// large block): a kept one where one fits, else a new one within the limit (kept
     /// blocks that do not fit are freed first to make room). `None` past the limit or when
-    /// the driver refuses.
+    /// the driver refuses. The driver's work (page-locking gigabytes takes it a while) runs
+    /// outside the lock, so uploads asking [`holds`](Self::holds) meanwhile do not wait.
     fn take(&self, bytes: usize) -> Option<Block> {
-        let mut st = lock(&self.state);
-        let fits = |b: &Block| b.bytes >= bytes && b.bytes <= bytes.saturating_mul(2);
-        if let Some(i) = (0..st.idle.len())
-            .filter(|&i| fits(&st.idle[i]))
-            .min_by_key(|&i| st.idle[i].bytes)
+        let mut freed = Vec::new();
         {
-            return Some(st.idle.swap_remove(i));
+            let mut st = lock(&self.state);
+            let fits = |b: &Block| b.bytes >= bytes && b.bytes <= bytes.saturating_mul(2);
+            if let Some(i) = (0..st.idle.len())
+                .filter(|&i| fits(&st.idle[i]))
+                .min_by_key(|&i| st.idle[i].bytes)
+            {
+                return Some(st.idle.swap_remove(i));
+            }
+            while st.bytes + bytes as u64 > self.limit {
+                let Some(block) = st.idle.pop() else {
+                    // Kept ones popped so far are freed all the same: none fitted.
+                    drop(st);
+                    freed.into_iter().for_each(|b| self.unmap(b));
+                    return None;
+                };
+                Self::forget(&mut st, &block);
+                freed.push(block);
+            }
+            // Reserved now, so that concurrent takes keep the limit.
+            st.bytes += bytes as u64;
         }
-        while st.bytes + bytes as u64 > self.limit {
-            let block = st.idle.pop()?;
-            self.release(&mut st, block);
+        freed.into_iter().for_each(|b| self.unmap(b));
+        let block = self.map_new(bytes);
+        let mut st = lock(&self.state);
+        match &block {
+            Some(b) => st.ranges.push((b.addr(), b.bytes)),
+            None => st.bytes -= bytes as u64,
         }
-        let block = self.map_new(bytes)?;
-        st.bytes += bytes as u64;
-        st.ranges.push((block.addr(), block.bytes));
-        Some(block)
+        block
     }
 
     /// A new mapped block, or `None` (logged) when the driver refuses.
     fn map_new(&self, bytes: usize) -> Option<Block> {
         let words = bytes.div_ceil(4).max(1);
         match mapped_host_buffer(&self.context, &self.queue, words) {
-            // Unmapped before `mem` is released (`release`).
+            // Unmapped before `mem` is released (`unmap`).
             Ok((mem, map)) => Some(Block { mem, map, bytes }),
             Err(e) => {
                 log::warn!("no page-locked host vector of {bytes} bytes ({e})");
@@ -162,10 +178,15 @@ impl PinnedPool {
         }
     }
 
-    /// Unmaps and frees `block`, which the caller has taken out of `st`.
-    fn release(&self, st: &mut PoolState, block: Block) {
+    /// Takes `block`, which the caller has removed from wherever it was, out of the
+    /// pool's accounting: uploads no longer send from it.
+    fn forget(st: &mut PoolState, block: &Block) {
         st.bytes -= block.bytes as u64;
         st.ranges.retain(|&(at, _)| at != block.addr());
+    }
+
+    /// Unmaps `block` and frees it (with the pool's lock not held: driver work).
+    fn unmap(&self, block: Block) {
         let unmapped = core::enqueue_unmap_mem_object(
             &self.queue,
             &block.mem,
@@ -182,10 +203,13 @@ impl PinnedPool {
     /// Takes `block` back: kept for the next vector, or freed where enough are kept.
     fn give_back(&self, block: Block) {
         let mut st = lock(&self.state);
-        match st.idle.len() < IDLE_BLOCKS {
-            true => st.idle.push(block),
-            false => self.release(&mut st, block),
+        if st.idle.len() < IDLE_BLOCKS {
+            st.idle.push(block);
+            return;
         }
+        Self::forget(&mut st, &block);
+        drop(st);
+        self.unmap(block);
     }
 
     /// Bytes of every block that exists, lent or kept.
@@ -204,10 +228,8 @@ impl PinnedPool {
 impl Drop for PinnedPool {
     fn drop(&mut self) {
         // Lent blocks hold the pool (an Arc), so only kept ones remain.
-        let mut st = std::mem::take(&mut *lock(&self.state));
-        for block in std::mem::take(&mut st.idle) {
-            self.release(&mut st, block);
-        }
+        let kept = std::mem::take(&mut lock(&self.state).idle);
+        kept.into_iter().for_each(|b| self.unmap(b));
     }
 }
 
