@@ -547,7 +547,9 @@ where
     Ok((proof, report))
 }
 
-/// Proves `circuit` with blinding `r`, `s` (uniformly random and secret).
+/// Proves `circuit` with blinding `r`, `s` (uniformly random and secret). Synthesis writes
+/// the assignment where `backend` uploads fastest from
+/// ([`ProvingAssignment::synthesize_for`]).
 pub fn create_proof<B, C, P>(
     circuit: C,
     params: &P,
@@ -589,7 +591,8 @@ where
 /// once for the whole batch; other sources upload each query per proof.
 ///
 /// All circuits are synthesized before the first proof, so the host holds every
-/// partition's a and b vectors at once.
+/// partition's a and b vectors at once: in the memory the backend lends
+/// ([`ProvingAssignment::synthesize_for`]) up to its limit, in ordinary memory beyond it.
 pub fn create_random_proof_batch<B, C, P, R>(
     circuits: Vec<C>,
     params: &P,
