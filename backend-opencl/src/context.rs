@@ -14,6 +14,9 @@ use crate::program::{self, KernelCache};
 use crate::source::ProgramKind;
 use crate::{driver_error, lock};
 
+/// A program kind's build, once done.
+type ProgramSlot = Arc<Mutex<Option<Arc<core::Program>>>>;
+
 /// Commands recorded for profiling: name, event, and for a kernel launch its resources on
 /// the device (work-group size limit, private bytes per work item: registers spilled; both
 /// 0 for the transfers, named in parentheses).
@@ -129,7 +132,9 @@ pub(crate) struct DeviceCtx {
     /// engine sends them while `queue`'s kernels run. Every write on it is waited for
     /// before it returns, so [`DeviceCtx::finish`] need not cover it.
     transfers: core::CommandQueue,
-    programs: Mutex<HashMap<ProgramKind, Arc<core::Program>>>,
+    /// One slot per program kind, each with its own lock: building one program does not
+    /// hold back another's build or a built program's users.
+    programs: Mutex<HashMap<ProgramKind, ProgramSlot>>,
     /// Twiddle tables per (log2 size, inverse), built on first use.
     pub(crate) twiddles: Mutex<HashMap<(u32, bool), Arc<crate::ntt::Twiddles>>>,
     /// The largest chunk of one buffer, in bytes.
@@ -404,15 +409,17 @@ impl DeviceCtx {
         core::flush(&self.queue).map_err(|e| driver_error("clFlush", &e))
     }
 
-    /// The program of `kind`, built on first use (the lock is held while building, so
-    /// concurrent first users wait for one build).
+    /// The program of `kind`, built on first use. Its slot's lock is held while building,
+    /// so concurrent first users of one kind wait for one build, while other kinds build
+    /// beside it.
     pub(crate) fn program(&self, kind: ProgramKind) -> Result<Arc<core::Program>, BackendError> {
-        let mut programs = lock(&self.programs);
-        if let Some(p) = programs.get(&kind) {
+        let slot = lock(&self.programs).entry(kind).or_default().clone();
+        let mut built = lock(&slot);
+        if let Some(p) = built.as_ref() {
             return Ok(p.clone());
         }
         let p = Arc::new(program::build(&self.context, self.info, kind, &self.cache)?);
-        programs.insert(kind, p.clone());
+        *built = Some(p.clone());
         Ok(p)
     }
 
