@@ -1082,6 +1082,7 @@ mod tests {
         );
         assert_eq!(pool.bytes(), 800 << 10);
         assert!(lender.fr_vec(kib(400)).is_none(), "past the limit");
+        assert!(lender.fr_vec(0).is_none(), "an empty vector needs no block");
         // A block given back is kept and lent again, for its size or down to half of it.
         let at = v1.as_ptr();
         drop(v1);

@@ -265,8 +265,9 @@ pub(crate) struct PinnedLender(pub(crate) Arc<PinnedPool>);
 
 impl HostAllocator for PinnedLender {
     fn fr_vec(&self, len: usize) -> Option<FrVec> {
+        // An empty vector needs no memory, lent or not.
         let bytes = len.checked_mul(std::mem::size_of::<sluice_backend::Fr>())?;
-        let block = self.0.take(bytes.max(1))?;
+        let block = self.0.take((bytes > 0).then_some(bytes)?)?;
         FrVec::in_lent(Box::new(Lent {
             block: Some(block),
             pool: self.0.clone(),
