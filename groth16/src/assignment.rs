@@ -282,9 +282,12 @@ impl ProvingAssignment {
     }
 
     /// Whether a, b and the auxiliary vector are all in memory a backend lent
-    /// ([`synthesize_for`](Self::synthesize_for)), which uploads read fastest.
+    /// ([`synthesize_for`](Self::synthesize_for)), which uploads read fastest; an empty
+    /// one holds no memory and counts as lent.
     pub fn in_lent_memory(&self) -> bool {
-        self.a.is_lent() && self.b.is_lent() && self.aux_assignment.is_lent()
+        [&self.a, &self.b, &self.aux_assignment]
+            .iter()
+            .all(|v| v.is_lent() || v.capacity() == 0)
     }
 
     /// Host bytes this assignment holds: the capacity of a, b and the witness, and the
