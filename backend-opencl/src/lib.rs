@@ -7,7 +7,11 @@
 //!   Fields use 32-bit limbs in Montgomery form, the host's bytes exactly; on NVIDIA the
 //!   carry chains are inline PTX (`-DSLUICE_NVIDIA`), elsewhere portable C.
 //! - Built program binaries are cached on disk ([`KernelCache`]) and in the process; every
-//!   build's duration is recorded ([`OpenClBackend::program_build_times`]).
+//!   build's duration is recorded ([`OpenClBackend::program_build_times`]). NVIDIA's
+//!   OpenCL gives PTX as a program's binary, so a load from the disk cache still compiles
+//!   PTX to machine code; the driver's own cache (`~/.nv/ComputeCache`, on unless
+//!   `CUDA_CACHE_DISABLE=1`) makes that milliseconds. Without it an H200 took 9.5 s for
+//!   the three programs, against 17-20 s for a cold build (BENCHMARKS.md, item 71).
 //! - Buffers larger than the device's largest allocation are split into chunks.
 //!
 //! # Placement
