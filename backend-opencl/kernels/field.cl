@@ -118,15 +118,7 @@ SLUICE_MUL_ATTR FIELD FIELD_mul(FIELD a, FIELD b) {
 }
 #endif
 
-// Montgomery square a^2 R^-1, generated (src/ptx.rs, `montgomery_sqr`: PTX on NVIDIA,
-// these rows as C elsewhere): the cross products once, doubled, so about a quarter fewer
-// limb products than FIELD_mul(a, a). -DSLUICE_SQR_AS_MUL takes the product instead, for
-// A/B runs.
-#ifdef SLUICE_SQR_AS_MUL
 inline FIELD FIELD_sqr(FIELD a) { return FIELD_mul(a, a); }
-#else
-@SQR@
-#endif
 
 // Montgomery form to canonical integer: a R^-1.
 inline FIELD FIELD_from_mont(FIELD a) {
