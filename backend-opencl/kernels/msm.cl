@@ -112,13 +112,6 @@ inline uint POINT_window0_run(__global const uint *scalars, uint t, uint items, 
 // The bucket set of window w (>= w0): its own, or the shared one when folded.
 #define POINT_SET(w, w0, fold) ((fold) ? 0 : (w) - (w0))
 
-// Where bucket set `set`'s entries start: the first `full` sets hold `span` entry slots
-// each (one per scalar), every later set `tail` (one per scalar of 2^16 or more: a smaller
-// scalar has no nonzero digit there; see msm.rs, Plan::entry_slots).
-inline ulong POINT_set_base(uint set, uint span, uint full, uint tail) {
-  return set < full ? (ulong)set * span : (ulong)full * span + (ulong)(set - full) * tail;
-}
-
 __kernel void POINT_msm_count(__global const uint *scalars, __global uint *counts, uint n,
                               uint c, uint items, uint per, uint w0, uint wn, uint fold) {
   const uint t = get_global_id(0);
@@ -252,12 +245,11 @@ __kernel void POINT_msm_scan(__global const uint *counts, __global const uint *b
   }
 }
 
-// Bucket set k's entries live from entries[POINT_set_base(k, n, full, tail)] (one set of
-// wn n entries when folded); afterwards cursor[b] is the end of bucket b.
+// Bucket set k's entries live at entries[k n ..] (one set of wn n entries when folded);
+// afterwards cursor[b] is the end of bucket b.
 __kernel void POINT_msm_scatter(__global const uint *scalars, __global uint *cursor,
                                 __global uint *entries, uint n, uint c, uint items, uint per,
-                                uint w0, uint wn, uint fold, uint stride, uint full,
-                                uint tail) {
+                                uint w0, uint wn, uint fold, uint stride) {
   const uint t = get_global_id(0);
   if (t >= items) return;
   uint run = 0;
@@ -269,7 +261,7 @@ __kernel void POINT_msm_scatter(__global const uint *scalars, __global uint *cur
       const uint set = POINT_SET(w, w0, fold);
       uint pos = w == 0 && mag == mag0 ? next0++ : atomic_inc(&cursor[set * buckets + mag - 1]);
       const uint base = fold ? (w - w0) * stride + i : i;
-      entries[POINT_set_base(set, n, full, tail) + pos] = base | (neg << 31);
+      entries[(ulong)set * n + pos] = base | (neg << 31);
     }
   })
 }
@@ -296,8 +288,7 @@ __kernel void POINT_msm_accumulate(__global const POINT_affine *bases,
                                    __global const uint *end, __global const uint *rank,
                                    __global const uint *totals, __global POINT_xyzz *partials,
                                    __global uint *keys, uint base_offset, uint n, uint buckets,
-                                   uint seg_len, uint segs, uint cap, uint windows, uint full,
-                                   uint tail) {
+                                   uint seg_len, uint segs, uint cap, uint windows) {
   const uint gid = get_global_id(0);
   const uint w = gid / segs;
   const uint s = gid % segs;
@@ -318,7 +309,7 @@ __kernel void POINT_msm_accumulate(__global const POINT_affine *bases,
     keys[slot - 1] = b + 1;
   }
   bases += base_offset;
-  entries += POINT_set_base(w, n, full, tail);
+  entries += (ulong)w * n;
   uint bend = end[b];
   POINT_xyzz acc = POINT_xyzz_zero();
   for (uint e = start; e < stop; e++) {

@@ -152,10 +152,6 @@ const CPU_POINT_GROUP: usize = 64;
 /// Bits the signed windows cover: one more than the scalars' 255, for the last borrow.
 const DIGIT_BITS: usize = SCALAR_BITS + 1;
 
-/// Scalars below 2^16 are small: `msm_count_large` counts the others (`large`), and the
-/// planner sizes windows and entry slots from that count.
-const SMALL_SCALAR_BITS: usize = 16;
-
 /// Reduce outputs added per work item in each `sum_groups` round. The later rounds have
 /// few work items, so their time is the chain of additions in one item: with 4 the rounds
 /// down to one point chain about half the additions that 16 did.
@@ -212,10 +208,6 @@ struct Plan {
     wn: usize,
     /// All of them into one bucket set, over shifted bases.
     fold: bool,
-    /// Bucket sets with `span` entry slots (see [`Plan::entry_slots`]).
-    full_sets: usize,
-    /// Entry slots of each later set: the scalars of 2^16 or more.
-    tail_slots: usize,
 }
 
 impl Plan {
@@ -240,29 +232,13 @@ impl Plan {
             w0: 0,
             wn: DIGIT_BITS.div_ceil(c),
             fold: false,
-            full_sets: sets.min(SMALL_SCALAR_BITS.div_ceil(c) + 1),
-            tail_slots: large.min(span),
         }
-    }
-
-    /// Entry slots of the sorted entries, over all sets: `span` in each of the first
-    /// `full_sets`, `tail_slots` in each later one. A scalar below 2^16 (every one but the
-    /// `large`) has nonzero signed digits only in windows 0 to ceil(16 / c): its digits
-    /// there are its bits, plus at most a carry of one into the window after its top bit,
-    /// and a window holding a carry alone (a digit of one) carries no further. So windows
-    /// from ceil(16 / c) + 1 on hold the large scalars' digits only. A boolean-heavy
-    /// partition MSM at c = 16 so needs about 2 n + 14 n / 65 slots instead of 16 n (8.6 GB
-    /// at n = 2^27), and frees them faster (about 0.7 ms per GiB on an H200, BENCHMARKS.md
-    /// item 73). Folded plans (one set) keep all `span` slots.
-    fn entry_slots(&self) -> usize {
-        let full = self.full_sets.min(self.windows);
-        full * self.span + (self.windows - full) * self.tail_slots
     }
 
     /// Whether every buffer of the launch fits one allocation.
     fn fits(&self, max_alloc: u64, piece_bytes: usize) -> bool {
         let fits = |bytes: usize| bytes as u64 <= max_alloc;
-        fits(self.windows * self.cap * piece_bytes) && fits(self.entry_slots().max(1) * 4)
+        fits(self.windows * self.cap * piece_bytes) && fits(self.windows * self.span.max(1) * 4)
     }
 
     /// The launch's cost in mixed additions (see [`Plan::new`]) for `m` scalars that cost
@@ -774,7 +750,6 @@ impl OpenClBackend {
                     + most(&|p| 4 * (p.windows * p.buckets) as u64 * 4)
                     + most(&|p| 2 * (p.windows * p.buckets.div_ceil(SCAN_PER)) as u64 * 4)
                     + most(&|p| 2 * p.windows as u64 * 4)
-                    // Every window's n slots: at least `Plan::entry_slots` of any plan.
                     + most(&|p| p.windows as u64 * count * 4)
                     + most(&|p| (p.windows * p.cap) as u64 * (piece + 4))
                     + most(&|p| 2 * (p.windows * p.slices) as u64 * proj)
@@ -935,8 +910,6 @@ impl OpenClBackend {
             w0,
             wn,
             fold,
-            full_sets,
-            tail_slots,
         } = plan;
         let point_group = match tuning()[3] {
             Some(0) => None,
@@ -1010,8 +983,7 @@ impl OpenClBackend {
         )?;
         spent.extend([counts, block_sums]);
 
-        let entries = temp("msm sorted entries", plan.entry_slots())?;
-        let (full, tail) = (full_sets.min(windows), tail_slots);
+        let entries = temp("msm sorted entries", windows * span)?;
         ctx.kernel(A::PROGRAM, &name("msm_scatter"))?
             .mem(scalars)?
             .mem(&cursor.0)?
@@ -1024,8 +996,6 @@ impl OpenClBackend {
             .u32(wn as u32)?
             .u32(fold as u32)?
             .u32(stride as u32)?
-            .u32(full as u32)?
-            .u32(tail as u32)?
             .run(items, None)?;
 
         let partials = temp("msm pieces", windows * cap * xw)?;
@@ -1046,8 +1016,6 @@ impl OpenClBackend {
             .u32(segs as u32)?
             .u32(cap as u32)?
             .u32(windows as u32)?
-            .u32(full as u32)?
-            .u32(tail as u32)?
             .run_any_group(windows * segs, point_group)?;
         spent.extend([entries, off, cursor, rank]);
 
@@ -1146,9 +1114,7 @@ mod tests {
     use sluice_backend::{BackendError, ComputeBackend, Density, Scalars};
     use sluice_field::{Fr, G1Affine, G1Projective, G2Projective};
 
-    use super::{
-        table_window, window_groups, Plan, DIGIT_BITS, MAX_WINDOW_BITS, SMALL_SCALAR_BITS,
-    };
+    use super::{table_window, window_groups, Plan, DIGIT_BITS};
     use crate::testing::{backend, rng, shifted_backend, split_backend};
     use crate::OpenClBackend;
 
@@ -1646,81 +1612,6 @@ mod tests {
         );
     }
 
-    /// The windows of a scalar's nonzero signed digits, recoded as `POINT_DIGITS` does
-    /// (`kernels/msm.cl`), for a scalar below 2^64.
-    fn nonzero_digit_windows(s: u64, c: usize) -> Vec<usize> {
-        let mut carry = 0u64;
-        (0..DIGIT_BITS.div_ceil(c))
-            .filter(|&w| {
-                let bits = if w * c < 64 {
-                    (s >> (w * c)) & ((1 << c) - 1)
-                } else {
-                    0
-                };
-                let d = bits + carry;
-                carry = u64::from(d > 1 << (c - 1));
-                let mag = if carry == 1 { (1 << c) - d } else { d };
-                mag != 0
-            })
-            .collect()
-    }
-
-    /// Every scalar below 2^16, at every window the kernels take: its nonzero digits lie in
-    /// the plan's full sets (`Plan::entry_slots`), and for c = 16, 8, 4 and 2 some scalar
-    /// reaches the last of them (a carry into the window after its top bit), so the bound
-    /// is tight there.
-    #[test]
-    fn small_scalars_have_digits_only_in_the_full_sets() {
-        for c in 2..=MAX_WINDOW_BITS {
-            let plan = Plan::shape(c, DIGIT_BITS.div_ceil(c), 1 << 16, 1 << 16, 0);
-            let full = plan.full_sets;
-            let mut highest = 0;
-            for s in 0..1u64 << SMALL_SCALAR_BITS {
-                let top = nonzero_digit_windows(s, c).into_iter().max().unwrap_or(0);
-                assert!(top < full, "c {c}: scalar {s} has a digit in window {top}");
-                highest = highest.max(top);
-            }
-            if 16 % c == 0 {
-                assert_eq!(highest, full - 1, "c {c}: the bound is tight");
-            }
-            assert_eq!(plan.entry_slots(), full << 16, "c {c}: no large scalars");
-        }
-    }
-
-    /// Small scalars that carry into the last full set, at the two windows the planner
-    /// picks for these sizes and shares of large scalars (c = 4 and c = 8, each set's
-    /// bound reached): the entries sized by `Plan::entry_slots` hold every digit.
-    #[test]
-    fn small_scalars_reaching_the_last_full_set_match_sluice_msm() {
-        let Some(b) = backend() else { return };
-        let seed = 4400;
-        for (n, every, c) in [(3000, 50, 4), (10_000, 3, 8)] {
-            let mut r = rng(seed + c as u64);
-            let s: Vec<Fr> = (0..n)
-                .map(|i| match (i % every, r.next_u32() % 4) {
-                    (0, _) => Fr::random(&mut r),
-                    // All ones below 2^16, less a little: carries run to the top window.
-                    (_, 0) => Fr::from(0xffff - u64::from(r.next_u32() % 64)),
-                    (_, 1) => Fr::from(0x8000 + u64::from(r.next_u32() % 0x8000)),
-                    (_, k) => Fr::from(u64::from(k % 2)),
-                })
-                .collect();
-            let large = s
-                .iter()
-                .filter(|x| {
-                    ff::PrimeField::to_repr(*x).as_ref()[2..]
-                        .iter()
-                        .any(|&byte| byte != 0)
-                })
-                .count();
-            let plan = Plan::new(n, large, 1 << 30, 192);
-            assert_eq!(plan.c, c, "the test's premise: {plan:?}");
-            assert!(plan.entry_slots() < plan.windows * n / 2, "{plan:?}");
-            let all = bases::<G1Projective>(n, seed);
-            assert_g1_msm_matches(b, &all, &s, "small scalars at their bound", seed);
-        }
-    }
-
     /// A partition's MSM (1 scalar in 65 large) at 2^26 gets the windows of a dense MSM of
     /// 2^20 and 16 scalars per count/scatter item; a dense one the windows of its size and
     /// one scalar per item.
@@ -1790,7 +1681,7 @@ mod tests {
                 assert!((16..=512).contains(&p.seg_len), "{p:?} for {n}");
                 assert!(
                     (p.windows * p.cap * 288) as u64 <= max_alloc
-                        && (p.entry_slots() * 4) as u64 <= max_alloc,
+                        && (p.windows * n * 4) as u64 <= max_alloc,
                     "{p:?} for {n}"
                 );
             }
