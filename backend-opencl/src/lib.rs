@@ -173,12 +173,13 @@ impl OpenClBackend {
     /// which serializes them, took the same either way (BENCHMARKS.md, item 69). The
     /// first error is returned.
     pub fn build_programs(&self) -> Result<(), BackendError> {
-        let kinds = [ProgramKind::Fr, ProgramKind::G1Msm, ProgramKind::G2Msm];
         std::thread::scope(|scope| {
             let builds: Vec<_> = self
                 .devices
                 .iter()
-                .flat_map(|d| kinds.map(|kind| scope.spawn(move || d.program(kind).map(drop))))
+                .flat_map(|d| {
+                    ProgramKind::ALL.map(|kind| scope.spawn(move || d.program(kind).map(drop)))
+                })
                 .collect();
             builds
                 .into_iter()

@@ -924,7 +924,7 @@ impl OpenClBackend {
         // release waits for the kernels using the buffer and then frees it (milliseconds
         // for the sorted entries' gigabytes): released between two launches it held the
         // next one back with the device idle, about 3 ms before each reduce (BENCHMARKS.md,
-        // item 67). They coexist at the end either way: `msm_scratch` reserves them all.
+        // item 68). They coexist at the end either way: `msm_scratch` reserves them all.
         let mut spent = Vec::with_capacity(12);
         let counts = temp("msm bucket counts", windows * buckets)?;
         ctx.fill_zero(&counts.0, windows * buckets)?;
