@@ -1,6 +1,7 @@
 //! Demo and benchmark circuits: a MiMC-like chain of cubings with a public start and end
-//! (dense, non-boolean witness), and a bit decomposition (boolean-heavy witness, as hashing
-//! gadgets make: what a Filecoin partition's MSM scalars look like).
+//! (dense, non-boolean witness), a bit decomposition (boolean-heavy witness, as hashing
+//! gadgets make: what a Filecoin partition's MSM scalars look like), and a SHA-256 preimage
+//! built from `bellpepper`'s gadgets (the hash Filecoin's PoRep circuits are made of).
 //!
 //! Generic over the scalar field, so the very same circuit runs on sluice (`sluice_field::Fr`)
 //! and on bellperson (`blstrs::Scalar`) — both speak bellpepper-core 0.2 — which is what a
@@ -167,6 +168,91 @@ impl<F: PrimeField> Circuit<F> for BitDecomposition<F> {
     }
 }
 
+/// Constraints one 512-bit block of [`Sha256Preimage`] adds: the compression function and
+/// the booleanity of its 512 message bits.
+const SHA256_BLOCK_CONSTRAINTS: usize = 26_704;
+
+/// Constraints the whole circuit has fewer than its blocks' (less the packing and input
+/// constraints it adds): the padding bits and the first block's initial state are
+/// constants. Measured by synthesis (the unit test checks it).
+const SHA256_CONSTANT_SAVINGS: usize = 675;
+
+/// Knowledge of a preimage of a public SHA-256 digest: `8 (64 blocks - 9)` message bits
+/// allocated as booleans (so the padding fills exactly `blocks` blocks), hashed with
+/// `bellpepper`'s SHA-256 gadget, the digest multipacked into two public inputs as Filecoin
+/// exposes its commitments. Almost every auxiliary scalar is a bit and almost every A and B
+/// evaluation a small integer: the witness a real Filecoin partition has. The message is a
+/// fixed function of `seed` (`None`: the shape only, for setup).
+#[derive(Clone, Debug)]
+pub struct Sha256Preimage<F> {
+    /// The seed of the message, or `None` when only the shape is needed.
+    pub seed: Option<u64>,
+    /// The number of 512-bit blocks hashed (at least 1).
+    pub blocks: usize,
+    _field: core::marker::PhantomData<F>,
+}
+
+impl<F: PrimeField> Sha256Preimage<F> {
+    /// A preimage of `blocks` blocks (at least one).
+    pub fn new(blocks: usize, seed: Option<u64>) -> Self {
+        Sha256Preimage {
+            seed,
+            blocks: blocks.max(1),
+            _field: core::marker::PhantomData,
+        }
+    }
+
+    /// The circuit with the most blocks (at least one) whose constraints, the public-input
+    /// constraints included, fit a domain of 2^log_domain.
+    pub fn filling_domain(log_domain: u32, seed: Option<u64>) -> Self {
+        let n = 1usize << log_domain;
+        let blocks = (n + SHA256_CONSTANT_SAVINGS - 5) / SHA256_BLOCK_CONSTRAINTS;
+        Self::new(blocks, seed)
+    }
+
+    /// The number of constraints Groth16 proves for it, public-input constraints included.
+    pub fn num_constraints(&self) -> usize {
+        // Two packing constraints and three input constraints (the one and the two packed
+        // inputs) come on top of the blocks'.
+        SHA256_BLOCK_CONSTRAINTS * self.blocks - SHA256_CONSTANT_SAVINGS + 2 + 3
+    }
+
+    /// The message hashed for `seed`.
+    pub fn message(seed: u64, blocks: usize) -> Vec<u8> {
+        let len = 64 * blocks.max(1) - 9;
+        (0..len)
+            .map(|i| (BitDecomposition::<F>::word(seed, i / 8) >> (8 * (i % 8))) as u8)
+            .collect()
+    }
+
+    /// The public inputs for `seed` (without the leading one): the SHA-256 digest of the
+    /// message, multipacked (bits in big-endian order per byte, `F::CAPACITY` per input).
+    pub fn public_inputs(seed: u64, blocks: usize) -> Vec<F> {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(Self::message(seed, blocks));
+        bellpepper::gadgets::multipack::compute_multipacking(
+            &bellpepper::gadgets::multipack::bytes_to_bits(&digest),
+        )
+    }
+}
+
+impl<F: PrimeField> Circuit<F> for Sha256Preimage<F> {
+    fn synthesize<CS: ConstraintSystem<F>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        use bellpepper_core::boolean::{AllocatedBit, Boolean};
+        let bytes = 64 * self.blocks - 9;
+        let message = self.seed.map(|seed| Self::message(seed, self.blocks));
+        let mut bits = Vec::with_capacity(8 * bytes);
+        for i in 0..8 * bytes {
+            // Big-endian bits within each byte, as SHA-256 reads them.
+            let bit = message.as_ref().map(|m| (m[i / 8] >> (7 - i % 8)) & 1 == 1);
+            let b = AllocatedBit::alloc(cs.namespace(|| format!("message bit {i}")), bit)?;
+            bits.push(Boolean::from(b));
+        }
+        let digest = bellpepper::gadgets::sha256::sha256(cs.namespace(|| "sha256"), &bits)?;
+        bellpepper::gadgets::multipack::pack_into_inputs(cs.namespace(|| "digest"), &digest)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,6 +293,30 @@ mod tests {
         let proof = create_random_proof(c, &params, &mut rng, &CpuBackend::new()).unwrap();
         let pvk = prepare_verifying_key(&params.vk);
         assert!(verify_proof(&pvk, &proof, &[]).unwrap(), "seed {seed}");
+    }
+
+    /// The SHA-256 preimage's constraint count, its public inputs and its satisfaction agree
+    /// with synthesis, and it is boolean-heavy.
+    #[test]
+    fn sha256_preimage_shape_inputs_and_satisfaction() {
+        use ff::Field;
+        for (blocks, seed) in [(1, 5u64), (2, 6), (3, 7)] {
+            let c = Sha256Preimage::<Fr>::new(blocks, Some(seed));
+            let cs = ProvingAssignment::synthesize(c.clone()).unwrap();
+            assert_eq!(cs.num_constraints(), c.num_constraints(), "{blocks} blocks");
+            let inputs = Sha256Preimage::<Fr>::public_inputs(seed, blocks);
+            assert_eq!(inputs.len(), 2);
+            assert_eq!(&cs.input_assignment()[1..], &inputs[..], "{blocks} blocks");
+            let aux = cs.aux_assignment();
+            let bits = aux.iter().filter(|v| **v == Fr::ZERO || **v == Fr::ONE);
+            assert!(bits.count() * 100 >= aux.len() * 99, "{blocks} blocks");
+        }
+        for log in [16, 17] {
+            let c = Sha256Preimage::<Fr>::filling_domain(log, None);
+            assert!(c.num_constraints() <= 1 << log, "2^{log}");
+            let more = Sha256Preimage::<Fr>::new(c.blocks + 1, None);
+            assert!(more.num_constraints() > 1 << log, "2^{log}");
+        }
     }
 
     #[test]
