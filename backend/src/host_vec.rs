@@ -140,6 +140,17 @@ impl FrVec {
         }
     }
 
+    /// Makes room for at least `additional` more elements without growing past it later;
+    /// a lent vector without that room moves to the heap (with a logged warning).
+    pub fn reserve_exact(&mut self, additional: usize) {
+        let room = self.capacity() - self.len();
+        match &mut self.repr {
+            Repr::Heap(v) => v.reserve_exact(additional),
+            Repr::Lent { .. } if additional <= room => {}
+            Repr::Lent { .. } => self.spill(additional),
+        }
+    }
+
     /// Removes every element, keeping the memory.
     pub fn clear(&mut self) {
         match &mut self.repr {

@@ -13,11 +13,13 @@
 //! No backend falls back to another on its own: an error is returned, and falling back is an
 //! explicit, logged choice of the caller.
 
+pub mod compact;
 mod error;
 mod host_vec;
 pub mod huge_pages;
 mod memory;
 
+pub use compact::{CompactConfig, CompactVec, HostBudget, Storage};
 pub use error::BackendError;
 use ff::Field;
 pub use host_vec::{FrVec, HeapLender, HostAllocator, LentMemory};
