@@ -1,12 +1,12 @@
 //! Host vectors of scalars that may live in memory a backend lends: page-locked memory a
 //! GPU's DMA reads directly, so an upload from it needs no copy into staging first.
 //!
-//! On the H200 a staged upload of a 4.3 GB vector (one of a 2^27 proof's a, b and witness)
-//! is paced by the host's copy into the staging buffers, about 16 GB/s, where the DMA
-//! itself reads pinned memory at about 45 GB/s (BENCHMARKS.md, items 48 and 62). Synthesis
-//! writes every element once anyway: writing it into lent memory costs the same and
-//! removes the copy. [`FrVec`] is that vector, and [`HostAllocator`] is where a backend's
-//! lent memory comes from ([`ComputeBackend::host_allocator`](crate::ComputeBackend::host_allocator)).
+//! A staged upload of a large vector (a 2^27 proof's a, b and witness) is paced by the
+//! host's copy into the staging buffers, a fraction of the speed at which the DMA reads
+//! pinned memory itself (BENCHMARKS.md#pipeline-and-residency). Synthesis writes every
+//! element once anyway: writing it into lent memory costs the same and removes the copy.
+//! [`FrVec`] is that vector, and [`HostAllocator`] is where a backend's lent memory comes
+//! from ([`ComputeBackend::host_allocator`](crate::ComputeBackend::host_allocator)).
 
 use core::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,11 +1,11 @@
 //! Large host vectors on transparent huge pages, where the operating system offers them.
 //!
 //! A proof's host vectors are large (4 GiB each for a, b and the witness at 2^27), and with
-//! 4 KiB pages the kernel's work on them is not small: on the dev machine (BENCHMARKS.md)
-//! writing a fresh 2 GiB vector took 1.7 s and freeing it 134-143 ms, against 0.3-0.4 s and
-//! under 5 ms on 2 MiB pages. The prover frees a and b, and the witness as it returns, on
-//! its own thread. So vectors of [`MIN_ADVISED_BYTES`] or more made by the prover ask the
-//! kernel for huge pages (`madvise(MADV_HUGEPAGE)`) before their first write.
+//! 4 KiB pages the kernel's work on them is not small: a fresh vector is several times
+//! faster to write, and far faster to free, on 2 MiB pages (BENCHMARKS.md#synthesis).
+//! The prover frees a and b, and the witness as it returns, on its own thread. So vectors
+//! of [`MIN_ADVISED_BYTES`] or more made by the prover ask the kernel for huge pages
+//! (`madvise(MADV_HUGEPAGE)`) before their first write.
 //!
 //! The advice is only advice: where transparent huge pages are off (or on other systems)
 //! the vectors are ordinary and nothing fails. Set `SLUICE_HUGE_PAGES=0` to ask for none

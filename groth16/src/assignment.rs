@@ -168,7 +168,7 @@ impl ProvingAssignment {
     /// [`synthesize`](Self::synthesize) for a circuit of (about) `capacity`'s shape: another
     /// thread allocates a, b and the auxiliary vector at that size and touches every page,
     /// and synthesis moves into them when they are ready. The kernel's zeroing of fresh
-    /// pages, a seventh of synthesis at 2^20 constraints, then happens off the
+    /// pages, a large share of synthesis (BENCHMARKS.md#synthesis), then happens off the
     /// synthesizing thread. A wrong capacity costs memory or growth, never correctness;
     /// one the allocator refuses outright is ignored. Take it from the circuit's parameters:
     /// every page of the vectors is written up front.
@@ -320,8 +320,9 @@ impl ProvingAssignment {
             return;
         };
         // Past a quarter of the capacity, wait rather than grow (see
-        // synthesize_with_capacity): the growing vectors stay below half of it. (Waiting
-        // past an eighth cost 4% at 2^20 here: synthesis caught up with the other thread.)
+        // synthesize_with_capacity): the growing vectors stay below half of it. Waiting
+        // earlier costs time, as synthesis catches up with the other thread
+        // (BENCHMARKS.md#synthesis).
         let wait = self.a.len() * 4 >= capacity.constraints.max(1)
             || self.aux_assignment.len() * 4 >= capacity.aux.max(1);
         let arrived = match wait {

@@ -435,7 +435,7 @@ where
         HMode::InMemory => {
             let a = HostVector::track(host_tracker, "a", a)?;
             let b = HostVector::track(host_tracker, "b", b)?;
-            // With queued work, the upload (about 0.3 s at 2^27) runs while H's transforms
+            // With queued work, the upload (BENCHMARKS.md#partition) runs while H's transforms
             // and h's MSM do, not after h's MSM with the device idle. It goes up from its
             // own thread, so this one releases H's buffers and queues h's MSM meanwhile (a
             // blocking upload here left the device idle between H and h's MSM). The device

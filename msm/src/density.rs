@@ -122,8 +122,8 @@ impl Density {
     }
 
     /// `f(i)` for every used position `i`, in order: in parallel under the `parallel`
-    /// feature. Provers gather 2^24 or more scalars per MSM this way (a bit-by-bit serial
-    /// gather took 0.24-1.4 s for 2^24 on the dev machine).
+    /// feature. Provers gather 2^24 or more scalars per MSM this way, where a serial
+    /// bit-by-bit gather was a large share of a GPU partition (BENCHMARKS.md#partition).
     pub fn map_used<U, F>(&self, f: F) -> Vec<U>
     where
         U: Copy + Default + Send + Sync,

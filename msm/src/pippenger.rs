@@ -176,7 +176,7 @@ fn prepare<C: MsmCurve>(
     })
 }
 
-/// Cost model, in field multiplications (measured: see BENCHMARKS.md).
+/// Cost model, in field multiplications (measured: BENCHMARKS.md#msm-cpu).
 mod cost {
     /// Mixed Jacobian + affine addition (7M + 4S).
     pub const MIXED: usize = 11;

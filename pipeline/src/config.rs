@@ -54,9 +54,9 @@ impl Default for PipelineConfig {
 pub enum G2Placement {
     /// On the device when the backend is an accelerator
     /// ([`is_accelerator`](sluice_backend::ComputeBackend::is_accelerator)), else on the
-    /// CPU. Measured on the H200 machine (BENCHMARKS.md, "Residency and pipeline"): a 2^20
-    /// G2 MSM takes the GPU about 0.1 s, where 32 CPU cores shared with synthesis made
-    /// the CPU placement the pipeline's bottleneck (4x lower throughput).
+    /// CPU: a GPU runs the G2 MSM many times faster than CPU cores shared with synthesis,
+    /// which made the CPU placement the pipeline's bottleneck
+    /// (BENCHMARKS.md#pipeline-and-residency).
     #[default]
     Auto,
     /// On the CPU right after synthesis, overlapped with other partitions' device work.

@@ -216,8 +216,8 @@ want peers && step "bench with peers (bellperson GPU)" bench-peers.log "$here/bi
     --reps "${REPS:-3}" --devices "${DEVICES:-gpu0}" --out "$WORK/bench-peers"
 # Issue 8's partition figure: prover work without synthesis on a boolean-heavy witness,
 # parameters resident (not by default: 2^27 needs ~77 GB of parameters on the host and the
-# device; the host peaked at 91 GB while they uploaded next to the 13 GB assignment on a
-# one-H200 machine with 128 GiB: about 4 minutes, 2.5 of them making the parameters).
+# device, the host peaks above that while they upload next to the assignment, and making
+# them takes minutes: BENCHMARKS.md#partition).
 want partition && step "partition" partition.log "$here/bin/sluice-bench" --backends opencl \
     --ops partition --demo off --sizes "${PARTITION_SIZES:-24,26,27}" --reps "${REPS:-2}" \
     --devices "${DEVICES:-gpu0}" --out "$WORK/partition"
