@@ -222,7 +222,9 @@ impl Page {
         for (o, &code) in out.iter_mut().zip(&self.codes[range.clone()]) {
             *o = SMALL[code as usize];
         }
-        let first = self.exception_at.partition_point(|&e| (e as usize) < range.start);
+        let first = self
+            .exception_at
+            .partition_point(|&e| (e as usize) < range.start);
         for (&at, x) in self.exception_at[first..]
             .iter()
             .zip(&self.exceptions[first..])
@@ -284,7 +286,10 @@ impl Clone for CompactVec {
         let repr = match &self.repr {
             Repr::Compact(pages) => Repr::Compact(pages.clone()),
             Repr::Raw(raw) => {
-                let lent = config.lender.as_ref().and_then(|l| l.fr_vec(raw.data.len()));
+                let lent = config
+                    .lender
+                    .as_ref()
+                    .and_then(|l| l.fr_vec(raw.data.len()));
                 let mut data = lent.unwrap_or_else(|| FrVec::from(Vec::with_capacity(self.len)));
                 data.extend_from_slice(&raw.data);
                 Repr::Raw(Raw { data, later: None })
@@ -630,7 +635,11 @@ impl CompactVec {
     /// When the range passes the end (a caller's bug, as slice indexing).
     pub fn decode_into(&self, start: usize, out: &mut [Fr]) {
         let end = start + out.len();
-        assert!(end <= self.len, "decode_into {start}..{end} of {}", self.len);
+        assert!(
+            end <= self.len,
+            "decode_into {start}..{end} of {}",
+            self.len
+        );
         for (at, piece) in self.pieces(start..end) {
             let out = &mut out[at - start..at - start + piece.len()];
             match piece {
@@ -672,7 +681,13 @@ impl CompactVec {
             let end = range.end.min(base + PAGE_LEN) - base;
             (start < end).then(|| {
                 let page = PageRef(&pages[k]);
-                (base + start, Piece::Codes { page, range: start..end })
+                (
+                    base + start,
+                    Piece::Codes {
+                        page,
+                        range: start..end,
+                    },
+                )
             })
         });
         raw.into_iter().chain(compact)
@@ -841,7 +856,9 @@ mod tests {
 
     #[test]
     fn boolean_vectors_take_a_byte_per_value() {
-        let model: Vec<Fr> = (0..4 * PAGE_LEN as u64).map(|i| Fr::from(i % 3 % 2)).collect();
+        let model: Vec<Fr> = (0..4 * PAGE_LEN as u64)
+            .map(|i| Fr::from(i % 3 % 2))
+            .collect();
         let v = CompactVec::from(&model[..]);
         assert_eq!(v.exceptions(), 0);
         let bytes = v.host_bytes();
@@ -877,7 +894,10 @@ mod tests {
             check_same(&v, &model, &what);
             if raw {
                 let pieces: Vec<_> = v.pieces(3..model.len()).collect();
-                assert!(matches!(pieces[..], [(3, Piece::Raw(r))] if r == &model[3..]), "{what}");
+                assert!(
+                    matches!(pieces[..], [(3, Piece::Raw(r))] if r == &model[3..]),
+                    "{what}"
+                );
             }
         }
         // Half or fewer exceptions stay compact.
@@ -939,7 +959,11 @@ mod tests {
             }
             // A raw vector made ahead counts from when it is asked for; once adopted the two agree.
             if capacity == 0 {
-                assert_eq!(budget.held.load(Ordering::SeqCst), v.measured_bytes(), "{what}");
+                assert_eq!(
+                    budget.held.load(Ordering::SeqCst),
+                    v.measured_bytes(),
+                    "{what}"
+                );
             }
             drop(v);
             assert_eq!(budget.held.load(Ordering::SeqCst), 0, "{what}");
