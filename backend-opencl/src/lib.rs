@@ -41,6 +41,9 @@
 //! [`BackendError::Unsupported`].
 
 mod capture;
+// Wired into `ComputeBackend::write_compact` once the slimmer trait lands.
+#[allow(dead_code)]
+mod compact;
 mod context;
 mod device;
 mod msm;

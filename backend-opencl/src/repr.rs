@@ -57,3 +57,9 @@ pub(crate) fn u64_as_words(s: &[u64]) -> &[u32] {
     // SAFETY: u64 is plain data of two 32-bit words, aligned to 8.
     unsafe { core::slice::from_raw_parts(s.as_ptr().cast::<u32>(), s.len() * 2) }
 }
+
+/// The bytes of 32-bit words (little-endian, as the device reads them).
+pub(crate) fn words_as_bytes_mut(s: &mut [u32]) -> &mut [u8] {
+    // SAFETY: any bytes are valid u32 bits and u8 needs no alignment; the borrow is exclusive.
+    unsafe { core::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u8>(), s.len() * 4) }
+}

@@ -13,6 +13,7 @@ const FQ2: &str = include_str!("../kernels/fq2.cl");
 const EC: &str = include_str!("../kernels/ec.cl");
 const MSM: &str = include_str!("../kernels/msm.cl");
 const FR_OPS: &str = include_str!("../kernels/fr.cl");
+const COMPACT: &str = include_str!("../kernels/compact.cl");
 
 /// Out-of-line Fq multiplications for the MSM programs. Measured on an H200: the G1
 /// program builds in 5.7 s instead of 32 s and its 2^20 MSM runs in 32 ms instead of 57 ms
@@ -61,6 +62,7 @@ impl ProgramKind {
             ProgramKind::Fr => {
                 push_field::<4>(&mut s, "Fr", &FR_CONSTS, FR_ROWS);
                 s.push_str(FR_OPS);
+                s.push_str(COMPACT);
             }
             ProgramKind::G1Msm => {
                 s.insert_str(0, NOINLINE_MUL);
