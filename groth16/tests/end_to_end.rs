@@ -294,6 +294,35 @@ fn unsatisfied_circuit_names_the_constraint() {
     bad.synthesize(&mut cs).unwrap();
     assert!(matches!(cs.check(), Err(SynthesisError::Unsatisfiable)));
     assert_eq!(cs.first_unsatisfied().unwrap().name, "round 6/square");
+    // Proving the hand-built assignment (with the input constraints setup adds, so its
+    // shape matches the parameters) fails as the high-level path does, through every
+    // low-level entry point.
+    for i in 0..cs.input_assignment().len() {
+        cs.enforce(
+            || format!("input constraint {i}"),
+            |lc| lc + Variable(Index::Input(i)),
+            |lc| lc,
+            |lc| lc,
+        );
+    }
+    let expect_unsatisfied = |r: Result<(Proof, ProofReport), Groth16Error>| match r {
+        Err(Groth16Error::Unsatisfied { name, index }) => {
+            assert_eq!((name.as_str(), index), ("round 6/square", 1 + 2 * 6));
+        }
+        other => panic!("expected Unsatisfied, got {:?}", other.map(|_| ())),
+    };
+    let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
+    let backend = CpuBackend::new();
+    expect_unsatisfied(prove_assignment(cs.clone(), &params, r, s, &backend));
+    expect_unsatisfied(prove_assignment_with(
+        cs,
+        &params,
+        r,
+        s,
+        &backend,
+        &ProverConfig::default(),
+        None,
+    ));
     // A missing witness is a synthesis error.
     assert!(matches!(
         create_random_proof(
