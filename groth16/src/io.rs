@@ -20,8 +20,9 @@ pub(crate) trait FilePoint: Sized + Copy + Send + Sync {
     const UNCOMPRESSED: usize;
     /// "G1" or "G2", for messages.
     const GROUP: &'static str;
-    /// Decodes an uncompressed point: on the curve and in the subgroup if `checked`, no
-    /// checks at all otherwise (trusted data).
+    /// Decodes an uncompressed point: valid flags, canonical coordinates and the curve
+    /// equation always; the subgroup too if `checked` (bellperson's unchecked reads skip
+    /// that check alone, the costly one).
     fn decode_uncompressed(bytes: &[u8], checked: bool) -> Result<Self, DecodeError>;
     /// Appends the uncompressed encoding.
     fn write_uncompressed(&self, out: &mut Vec<u8>);
@@ -35,7 +36,15 @@ macro_rules! impl_file_point {
             const UNCOMPRESSED: usize = $size;
             const GROUP: &'static str = $group;
             fn decode_uncompressed(bytes: &[u8], checked: bool) -> Result<Self, DecodeError> {
-                <$t>::decode_uncompressed(bytes, checked)
+                let p = <$t>::decode_uncompressed(bytes, checked)?;
+                // The field's unchecked decoding skips the curve equation too; (0, 0) without
+                // the infinity flag decodes as the identity there but encodes nothing.
+                let flagged_identity = bytes[0] & INFINITY_FLAG != 0;
+                if !checked && !flagged_identity && !bool::from(p.is_on_curve() & !p.is_identity())
+                {
+                    return Err(DecodeError::NotOnCurve);
+                }
+                Ok(p)
             }
             fn write_uncompressed(&self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_uncompressed());
@@ -48,6 +57,9 @@ macro_rules! impl_file_point {
 }
 impl_file_point!(G1Affine, 96, "G1");
 impl_file_point!(G2Affine, 192, "G2");
+
+/// The infinity flag of the first byte of an encoding (ZCash's format).
+const INFINITY_FLAG: u8 = 0x40;
 
 /// The name of item `index` of a section, e.g. `h[17]`.
 fn item_name(section: &str, index: Option<usize>) -> String {
@@ -108,6 +120,34 @@ pub(crate) fn decode_points<P: FilePoint>(
     results.into_iter().collect()
 }
 
+/// The description of point `index` of a section of `len` points, e.g.
+/// `h[17] of 1023 (G1, 96 bytes)`.
+pub(crate) fn section_point<P: FilePoint>(section: &str, index: usize, len: usize) -> String {
+    format!(
+        "{section}[{index}] of {len} ({}, {} bytes)",
+        P::GROUP,
+        P::UNCOMPRESSED
+    )
+}
+
+/// The description of a section's length field.
+pub(crate) fn section_length(section: &str) -> String {
+    format!("the u32 length of {section}")
+}
+
+/// The data ended `present` bytes into the item `expected` describes, which starts at
+/// `offset`: every reader names the first incomplete item, where it starts.
+pub(crate) fn truncated(offset: u64, expected: String, present: usize) -> Groth16Error {
+    let end = match present {
+        0 => "the data ends there".to_owned(),
+        n => format!("the data ends {n} bytes into it"),
+    };
+    Groth16Error::Truncated {
+        offset,
+        expected: format!("{expected}; {end}"),
+    }
+}
+
 /// A reader that counts the bytes it has consumed, so errors can name offsets.
 pub(crate) struct OffsetReader<R> {
     inner: R,
@@ -124,32 +164,38 @@ impl<R: Read> OffsetReader<R> {
         self.offset
     }
 
-    /// Fills `buf`; a premature end is [`Groth16Error::Truncated`] naming `expected()`.
+    /// Fills `buf`. At a premature end, returns `truncated(start, got)`: the error for a
+    /// read that started at `start` and got `got` bytes, so it can name the item that is
+    /// incomplete rather than the start of the read.
     pub(crate) fn read_exact(
         &mut self,
         buf: &mut [u8],
-        expected: impl FnOnce() -> String,
+        truncated: impl FnOnce(u64, usize) -> Groth16Error,
     ) -> Result<(), Groth16Error> {
-        match self.inner.read_exact(buf) {
-            Ok(()) => {
-                self.offset += buf.len() as u64;
-                Ok(())
+        let mut got = 0;
+        while got < buf.len() {
+            match self.inner.read(&mut buf[got..]) {
+                Ok(0) => return Err(truncated(self.offset, got)),
+                Ok(n) => got += n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(source) => {
+                    return Err(Groth16Error::Io {
+                        offset: self.offset + got as u64,
+                        source,
+                    })
+                }
             }
-            Err(e) if e.kind() == ErrorKind::UnexpectedEof => Err(Groth16Error::Truncated {
-                offset: self.offset,
-                expected: expected(),
-            }),
-            Err(source) => Err(Groth16Error::Io {
-                offset: self.offset,
-                source,
-            }),
         }
+        self.offset += buf.len() as u64;
+        Ok(())
     }
 
     /// A big-endian u32 length field.
     pub(crate) fn read_len(&mut self, section: &str) -> Result<usize, Groth16Error> {
         let mut b = [0u8; 4];
-        self.read_exact(&mut b, || format!("the u32 length of {section}"))?;
+        self.read_exact(&mut b, |at, got| {
+            truncated(at, section_length(section), got)
+        })?;
         Ok(u32::from_be_bytes(b) as usize)
     }
 
@@ -162,8 +208,9 @@ impl<R: Read> OffsetReader<R> {
     ) -> Result<P, Groth16Error> {
         let mut buf = vec![0u8; P::UNCOMPRESSED];
         let offset = self.offset;
-        self.read_exact(&mut buf, || {
-            format!("{name} ({}, {} bytes)", P::GROUP, P::UNCOMPRESSED)
+        self.read_exact(&mut buf, |at, got| {
+            let what = format!("{name} ({}, {} bytes)", P::GROUP, P::UNCOMPRESSED);
+            truncated(at, what, got)
         })?;
         decode_point(&buf, offset, checked, allow_identity, name, None)
     }
@@ -182,16 +229,36 @@ impl<R: Read> OffsetReader<R> {
             buf.resize(count * P::UNCOMPRESSED, 0);
             let offset = self.offset;
             let first = out.len();
-            self.read_exact(&mut buf, || {
-                format!(
-                    "{section}[{first}..{len}] ({} points of {} bytes)",
-                    P::GROUP,
-                    P::UNCOMPRESSED
+            self.read_exact(&mut buf, |at, got| {
+                let whole = got / P::UNCOMPRESSED;
+                truncated(
+                    at + (whole * P::UNCOMPRESSED) as u64,
+                    section_point::<P>(section, first + whole, len),
+                    got % P::UNCOMPRESSED,
                 )
             })?;
             out.extend(decode_points::<P>(&buf, offset, checked, section, first)?);
         }
         Ok(out)
+    }
+
+    /// Succeeds only at the end of the data; otherwise [`Groth16Error::TrailingBytes`]
+    /// naming where `what` ended and how many bytes follow (read, not stored).
+    pub(crate) fn read_end(&mut self, what: &'static str) -> Result<(), Groth16Error> {
+        let extra = std::io::copy(&mut self.inner, &mut std::io::sink()).map_err(|source| {
+            Groth16Error::Io {
+                offset: self.offset,
+                source,
+            }
+        })?;
+        match extra {
+            0 => Ok(()),
+            extra => Err(Groth16Error::TrailingBytes {
+                offset: self.offset,
+                what,
+                extra,
+            }),
+        }
     }
 }
 

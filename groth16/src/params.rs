@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 
 use sluice_field::{G1Affine, G2Affine};
 
-use crate::io::{OffsetReader, OffsetWriter};
+use crate::io::{truncated, OffsetReader, OffsetWriter};
 use crate::Groth16Error;
 
 /// The verifying key.
@@ -48,20 +48,25 @@ impl VerifyingKey {
         w.write_section(&self.ic)
     }
 
-    /// Reads a key. As bellperson: every point is fully checked (on the curve, in the
-    /// subgroup); the `ic` points must not be the identity.
+    /// Reads a key from the start of `reader` (what follows it is left unread, as
+    /// bellperson does: a parameters file starts with its key). Every point is fully
+    /// checked (on the curve, in the subgroup) and none may be the identity: not the `ic`
+    /// points (bellperson's rule) and, beyond bellperson, not alpha, beta, gamma or delta,
+    /// whose identity breaks soundness (with identity gamma and delta anyone can forge a
+    /// proof). Errors name the point and its offset.
     pub fn read<R: Read>(reader: R) -> Result<Self, Groth16Error> {
         Self::read_from(&mut OffsetReader::new(reader))
     }
 
+    /// The one place a key is decoded: every reader of keys and parameters comes here.
     pub(crate) fn read_from<R: Read>(r: &mut OffsetReader<R>) -> Result<Self, Groth16Error> {
         Ok(VerifyingKey {
-            alpha_g1: r.read_point(true, true, "vk.alpha_g1")?,
-            beta_g1: r.read_point(true, true, "vk.beta_g1")?,
-            beta_g2: r.read_point(true, true, "vk.beta_g2")?,
-            gamma_g2: r.read_point(true, true, "vk.gamma_g2")?,
-            delta_g1: r.read_point(true, true, "vk.delta_g1")?,
-            delta_g2: r.read_point(true, true, "vk.delta_g2")?,
+            alpha_g1: r.read_point(true, false, "vk.alpha_g1")?,
+            beta_g1: r.read_point(true, false, "vk.beta_g1")?,
+            beta_g2: r.read_point(true, false, "vk.beta_g2")?,
+            gamma_g2: r.read_point(true, false, "vk.gamma_g2")?,
+            delta_g1: r.read_point(true, false, "vk.delta_g1")?,
+            delta_g2: r.read_point(true, false, "vk.delta_g2")?,
             ic: r.read_section("vk.ic", true)?,
         })
     }
@@ -109,20 +114,26 @@ impl Parameters {
         w.flush()
     }
 
-    /// Reads parameters. With `checked`, every query point is checked to be on the curve and
-    /// in the subgroup; without, query points are taken as they are (trusted files: much
-    /// faster). The verifying key is always checked, and no query point may be the identity —
-    /// exactly bellperson's rules.
+    /// Reads parameters, to the end of `reader`. Every query point must have valid flags,
+    /// canonical coordinates and be on the curve; `checked` adds the subgroup check
+    /// (without it, trusted files read much faster), and no query point may be the
+    /// identity: bellperson's rules. The verifying key is read as [`VerifyingKey::read`]
+    /// reads it. Beyond bellperson, bytes after `b_g2` are an error, as
+    /// [`MappedParameters::open`](crate::MappedParameters::open) makes them: the two
+    /// readers accept the same files. Errors name the item and its offset (for a
+    /// truncated file, the first incomplete item).
     pub fn read<R: Read>(reader: R, checked: bool) -> Result<Self, Groth16Error> {
         let mut r = OffsetReader::new(reader);
-        Ok(Parameters {
+        let params = Parameters {
             vk: VerifyingKey::read_from(&mut r)?,
             h: r.read_section("h", checked)?,
             l: r.read_section("l", checked)?,
             a: r.read_section("a", checked)?,
             b_g1: r.read_section("b_g1", checked)?,
             b_g2: r.read_section("b_g2", checked)?,
-        })
+        };
+        r.read_end("the parameters")?;
+        Ok(params)
     }
 }
 
@@ -153,13 +164,12 @@ impl Proof {
     }
 
     /// Decodes exactly [`Proof::SIZE`] bytes. Each point must be a valid compressed point in
-    /// the subgroup and not the identity (bellperson's rules).
+    /// the subgroup and not the identity (bellperson's rules). Short input is
+    /// [`Groth16Error::Truncated`] naming the first incomplete point; longer input is
+    /// [`Groth16Error::TrailingBytes`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Groth16Error> {
         if bytes.len() < Self::SIZE {
-            return Err(Groth16Error::Truncated {
-                offset: bytes.len() as u64,
-                expected: format!("a {}-byte proof", Self::SIZE),
-            });
+            return Err(truncated_proof(bytes.len()));
         }
         if bytes.len() > Self::SIZE {
             return Err(Groth16Error::TrailingBytes {
@@ -200,11 +210,25 @@ impl Proof {
         w.flush()
     }
 
-    /// Reads one proof (exactly [`Proof::SIZE`] bytes) from `reader`.
+    /// Reads one proof, its [`Proof::SIZE`] bytes, from `reader` (what follows is left
+    /// unread), with [`from_bytes`](Self::from_bytes)'s checks and errors.
     pub fn read<R: Read>(reader: R) -> Result<Self, Groth16Error> {
         let mut buf = [0u8; Self::SIZE];
-        OffsetReader::new(reader)
-            .read_exact(&mut buf, || format!("a {}-byte proof", Self::SIZE))?;
+        OffsetReader::new(reader).read_exact(&mut buf, |_, got| truncated_proof(got))?;
         Self::from_bytes(&buf)
     }
+}
+
+/// A proof that ended after `got` bytes: names the first incomplete point, where it starts.
+fn truncated_proof(got: usize) -> Groth16Error {
+    let (what, at, size, group) = match got {
+        0..48 => ("proof.a", 0, 48, "G1"),
+        48..144 => ("proof.b", 48, 96, "G2"),
+        _ => ("proof.c", 144, 48, "G1"),
+    };
+    truncated(
+        at as u64,
+        format!("{what} ({group}, {size} bytes compressed)"),
+        got - at,
+    )
 }

@@ -305,7 +305,8 @@ where
 
 /// Proves a synthesized circuit with blinding `r`, `s`; returns the proof and what it held.
 ///
-/// `r` and `s` must be uniformly random and secret (see [`create_random_proof`]).
+/// `r` and `s` must be uniformly random and secret (see [`create_random_proof`]). An
+/// assignment that failed a constraint is [`Groth16Error::Unsatisfied`], naming the first.
 pub fn prove_assignment<B, P>(
     cs: ProvingAssignment,
     params: &P,
@@ -377,6 +378,11 @@ where
     B: ComputeBackend,
     P: ParameterSource<B> + ?Sized,
 {
+    // A hand-built assignment may have failed a constraint: its proof would never verify.
+    if let Some(u) = cs.first_unsatisfied() {
+        let (index, name) = (u.index, u.name.clone());
+        return Err(Groth16Error::Unsatisfied { index, name });
+    }
     let mut clock = Instant::now();
     let mut lap = || {
         let now = Instant::now();

@@ -10,7 +10,7 @@ use memmap2::Mmap;
 use sluice_backend::{BackendError, ComputeBackend};
 use sluice_field::{G1Affine, G2Affine};
 
-use crate::io::{decode_points, FilePoint, OffsetReader};
+use crate::io::{decode_points, section_length, section_point, truncated, FilePoint, OffsetReader};
 use crate::params::{Parameters, VerifyingKey};
 use crate::Groth16Error;
 
@@ -224,8 +224,8 @@ impl HostParameters for Parameters {
 
 /// Parameters in a memory-mapped bellperson-format file.
 ///
-/// Opening reads the verifying key and the section lengths only (and checks that the file
-/// is long enough for them); each query is decoded from the mapping when a proof needs it,
+/// Opening reads the verifying key and the section lengths only (and checks that they
+/// account for the file exactly); each query is decoded from the mapping when a proof needs it,
 /// uploaded, and its host copy dropped. So the host never holds more than one query.
 pub struct MappedParameters {
     mmap: Mmap,
@@ -236,8 +236,10 @@ pub struct MappedParameters {
 }
 
 impl MappedParameters {
-    /// Maps `path`. `checked` applies to the query points as in [`Parameters::read`]; the
-    /// verifying key is always checked.
+    /// Maps `path`. With the decoding of its queries, accepts exactly the files
+    /// [`Parameters::read`] accepts, with the same errors: here, the verifying key (always
+    /// checked) and the section lengths, which must account for the whole file (no
+    /// truncation, no trailing bytes); the query points when decoded, `checked` as there.
     ///
     /// The file must not be modified while mapped (as for any memory-mapped file); points
     /// are decoded, with the checks asked for, every time they are used.
@@ -250,39 +252,13 @@ impl MappedParameters {
         let mut reader = OffsetReader::new(&mmap[..]);
         let vk = VerifyingKey::read_from(&mut reader)?;
         let mut offset = reader.offset() as usize;
-        let mut sections = [(0, 0); 5];
-        for (i, (name, size)) in [
-            ("h", G1Affine::UNCOMPRESSED),
-            ("l", G1Affine::UNCOMPRESSED),
-            ("a", G1Affine::UNCOMPRESSED),
-            ("b_g1", G1Affine::UNCOMPRESSED),
-            ("b_g2", G2Affine::UNCOMPRESSED),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let len_bytes =
-                mmap.get(offset..offset + 4)
-                    .ok_or_else(|| Groth16Error::Truncated {
-                        offset: offset as u64,
-                        expected: format!("the u32 length of {name}"),
-                    })?;
-            let len = u32::from_be_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]])
-                as usize;
-            let start = offset + 4;
-            let end = start + len * size;
-            if end > mmap.len() {
-                return Err(Groth16Error::Truncated {
-                    offset: start as u64,
-                    expected: format!(
-                        "{name}: {len} points of {size} bytes, but only {} bytes remain",
-                        mmap.len() - start.min(mmap.len())
-                    ),
-                });
-            }
-            sections[i] = (start, len);
-            offset = end;
-        }
+        let sections = [
+            section_bounds::<G1Affine>(&mmap, &mut offset, "h")?,
+            section_bounds::<G1Affine>(&mmap, &mut offset, "l")?,
+            section_bounds::<G1Affine>(&mmap, &mut offset, "a")?,
+            section_bounds::<G1Affine>(&mmap, &mut offset, "b_g1")?,
+            section_bounds::<G2Affine>(&mmap, &mut offset, "b_g2")?,
+        ];
         if offset != mmap.len() {
             return Err(Groth16Error::TrailingBytes {
                 offset: offset as u64,
@@ -339,6 +315,34 @@ impl MappedParameters {
             b_g2: self.b_g2_points()?.into_owned(),
         })
     }
+}
+
+/// The first point's offset and the count of the section whose length field is at
+/// `offset`, which moves past the section; the truncation errors are the streamed
+/// reader's (`OffsetReader::read_section`), word for word.
+fn section_bounds<P: FilePoint>(
+    data: &[u8],
+    offset: &mut usize,
+    name: &str,
+) -> Result<(usize, usize), Groth16Error> {
+    let at = *offset;
+    let Some(len_bytes) = data.get(at..at + 4) else {
+        return Err(truncated(at as u64, section_length(name), data.len() - at));
+    };
+    let len = u32::from_be_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]]) as usize;
+    let start = at + 4;
+    let end = start + len * P::UNCOMPRESSED;
+    if end > data.len() {
+        let present = data.len() - start;
+        let whole = present / P::UNCOMPRESSED;
+        return Err(truncated(
+            (start + whole * P::UNCOMPRESSED) as u64,
+            section_point::<P>(name, whole, len),
+            present % P::UNCOMPRESSED,
+        ));
+    }
+    *offset = end;
+    Ok((start, len))
 }
 
 impl HostParameters for MappedParameters {

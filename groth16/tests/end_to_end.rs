@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::readers::non_subgroup_point;
 use common::{Chain, Empty, InputsOnly};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
@@ -11,7 +12,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sluice_backend::ComputeBackend;
 use sluice_backend_cpu::CpuBackend;
-use sluice_field::{DecodeError, Fq, Fr, G1Affine};
+use sluice_field::{DecodeError, Fr, G1Affine};
 use sluice_groth16::*;
 
 fn rng(seed: u64) -> ChaCha20Rng {
@@ -294,6 +295,35 @@ fn unsatisfied_circuit_names_the_constraint() {
     bad.synthesize(&mut cs).unwrap();
     assert!(matches!(cs.check(), Err(SynthesisError::Unsatisfiable)));
     assert_eq!(cs.first_unsatisfied().unwrap().name, "round 6/square");
+    // Proving the hand-built assignment (with the input constraints setup adds, so its
+    // shape matches the parameters) fails as the high-level path does, through every
+    // low-level entry point.
+    for i in 0..cs.input_assignment().len() {
+        cs.enforce(
+            || format!("input constraint {i}"),
+            |lc| lc + Variable(Index::Input(i)),
+            |lc| lc,
+            |lc| lc,
+        );
+    }
+    let expect_unsatisfied = |r: Result<(Proof, ProofReport), Groth16Error>| match r {
+        Err(Groth16Error::Unsatisfied { name, index }) => {
+            assert_eq!((name.as_str(), index), ("round 6/square", 1 + 2 * 6));
+        }
+        other => panic!("expected Unsatisfied, got {:?}", other.map(|_| ())),
+    };
+    let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
+    let backend = CpuBackend::new();
+    expect_unsatisfied(prove_assignment(cs.clone(), &params, r, s, &backend));
+    expect_unsatisfied(prove_assignment_with(
+        cs,
+        &params,
+        r,
+        s,
+        &backend,
+        &ProverConfig::default(),
+        None,
+    ));
     // A missing witness is a synthesis error.
     assert!(matches!(
         create_random_proof(
@@ -333,19 +363,6 @@ fn benchmark_parameters_have_the_right_shape_and_do_not_verify() {
     let proof = create_random_proof(circuit, &bench, &mut rng, &backend).unwrap();
     let pvk = prepare_verifying_key(&bench.vk);
     assert!(!verify_proof(&pvk, &proof, &Chain::public_inputs(x, 300)).unwrap());
-}
-
-/// A point on the curve but outside the prime-order subgroup.
-fn non_subgroup_point() -> G1Affine {
-    let b = Fq::from(4u64);
-    (1u64..)
-        .find_map(|x| {
-            let x = Fq::from(x);
-            let y: Option<Fq> = (x.square() * x + b).sqrt().into();
-            let p = G1Affine::from_xy_unchecked(x, y?);
-            (!bool::from(p.is_torsion_free())).then_some(p)
-        })
-        .unwrap()
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! synthesize exactly the same constraint system.
 #![allow(dead_code)]
 
+pub mod readers;
+
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use ff::PrimeField;
 
