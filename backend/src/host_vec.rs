@@ -2,9 +2,9 @@
 //! GPU's DMA reads directly, so an upload from it needs no copy into staging first.
 //!
 //! A staged upload of a large vector (a 2^27 proof's a, b and witness) is paced by the
-//! host's copy into the staging buffers, a fraction of the speed at which the DMA reads
-//! pinned memory itself (BENCHMARKS.md#pipeline-and-residency). Synthesis writes every
-//! element once anyway: writing it into lent memory costs the same and removes the copy.
+//! host's copy into the staging buffers, not by the DMA, which reads pinned memory directly
+//! (BENCHMARKS.md#pipeline-and-residency). Synthesis writes every element once anyway:
+//! writing it into lent memory costs the same and removes the copy.
 //! [`FrVec`] is that vector, and [`HostAllocator`] is where a backend's lent memory comes
 //! from ([`ComputeBackend::host_allocator`](crate::ComputeBackend::host_allocator)).
 

@@ -168,7 +168,7 @@ impl ProvingAssignment {
     /// [`synthesize`](Self::synthesize) for a circuit of (about) `capacity`'s shape: another
     /// thread allocates a, b and the auxiliary vector at that size and touches every page,
     /// and synthesis moves into them when they are ready. The kernel's zeroing of fresh
-    /// pages, a large share of synthesis (BENCHMARKS.md#synthesis), then happens off the
+    /// pages, about a tenth of synthesis (BENCHMARKS.md#synthesis), then happens off the
     /// synthesizing thread. A wrong capacity costs memory or growth, never correctness;
     /// one the allocator refuses outright is ignored. Take it from the circuit's parameters:
     /// every page of the vectors is written up front.
