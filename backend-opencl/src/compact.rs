@@ -16,8 +16,12 @@ use crate::{OpenClBackend, ProgramKind};
 /// (16 MiB each), which keeps a 2^27 vector's write at eight launches of each kernel.
 const BATCH: usize = 1 << 24;
 
-/// One batch packed for the device: the codes as words, and the exceptions at their
-/// positions in the destination chunk.
+/// Most exceptions a batch gathers before it goes up (36 MiB of them), raw pages' values
+/// among them: a batch ends at the page that passes it.
+const BATCH_EXCEPTIONS: usize = 1 << 20;
+
+/// One batch packed for the device: the codes as words, and the exceptions (raw pieces'
+/// values too) at their positions in the destination chunk.
 #[derive(Default)]
 struct Packed {
     codes: Vec<u32>,
@@ -26,29 +30,41 @@ struct Packed {
 }
 
 impl Packed {
-    /// Packs values `src` of `data` (compact, never raw), to land at element `first` of a
-    /// chunk.
-    fn pack(&mut self, data: &CompactVec, src: Range<usize>, first: usize) {
+    /// Packs values from `src.start` of `data` (a paged vector), to land at element `first`
+    /// of a chunk, until `src.end` or a batch is full; returns where it stopped.
+    fn pack(&mut self, data: &CompactVec, src: Range<usize>, first: usize) -> usize {
+        let end = src.end.min(src.start + BATCH);
         self.codes.clear();
-        self.codes.resize(src.len().div_ceil(4), 0);
+        self.codes.resize((end - src.start).div_ceil(4), 0);
         self.at.clear();
         self.values.clear();
         let bytes = words_as_bytes_mut(&mut self.codes);
-        for (start, piece) in data.pieces(src.clone()) {
-            let Piece::Codes { page, range } = piece else {
-                continue;
-            };
+        for (start, piece) in data.pieces(src.start..end) {
             let to = start - src.start;
-            bytes[to..to + range.len()].copy_from_slice(&page.codes()[range.clone()]);
-            let (positions, values) = page.exceptions_in(range.clone());
-            let base = first + to;
-            self.at.extend(
-                positions
-                    .iter()
-                    .map(|&p| (base + p as usize - range.start) as u32),
-            );
-            self.values.extend_from_slice(values);
+            let len = piece.len();
+            match piece {
+                Piece::Codes { page, range } => {
+                    bytes[to..to + range.len()].copy_from_slice(&page.codes()[range.clone()]);
+                    let (positions, values) = page.exceptions_in(range.clone());
+                    let base = first + to;
+                    self.at.extend(
+                        positions
+                            .iter()
+                            .map(|&p| (base + p as usize - range.start) as u32),
+                    );
+                    self.values.extend_from_slice(values);
+                }
+                Piece::Raw(values) => {
+                    self.at
+                        .extend((0..values.len()).map(|k| (first + to + k) as u32));
+                    self.values.extend_from_slice(values);
+                }
+            }
+            if self.values.len() >= BATCH_EXCEPTIONS {
+                return start + len;
+            }
         }
+        end
     }
 }
 
@@ -79,11 +95,13 @@ impl OpenClBackend {
             self.device_copy(ctx, "compact small values", small_values())?;
         let mut packed = Packed::default();
         dst.each_range(offset, range.len(), |chunk, at, from, n| {
-            for start in (0..n).step_by(BATCH) {
-                let len = BATCH.min(n - start);
-                let src = range.start + from + start;
-                packed.pack(data, src..src + len, at + start);
-                self.expand(ctx, &dst.chunks[chunk], &packed, &small, at + start, len)?;
+            let (first, end) = (range.start + from, range.start + from + n);
+            let mut src = first;
+            while src < end {
+                let stop = packed.pack(data, src..end, at + src - first);
+                let out = &dst.chunks[chunk];
+                self.expand(ctx, out, &packed, &small, at + src - first, stop - src)?;
+                src = stop;
             }
             Ok(())
         })
@@ -168,17 +186,34 @@ mod tests {
         let seed = 7301;
         for (b, split) in [(backend(), false), (split_backend(), true)] {
             let Some(b) = b else { return };
-            for (n, full, storage) in [
-                (PAGE_LEN + 300, 3, Storage::Compact),
-                (1000, 0, Storage::Compact),
-                (5000, 80, Storage::Raw),
+            // A dense page between pages of codes becomes a raw page.
+            let mixed = [
+                values(PAGE_LEN, 3, seed),
+                values(PAGE_LEN, 90, seed),
+                values(9, 3, seed),
+            ];
+            for (model, storage) in [
+                (values(PAGE_LEN + 300, 3, seed), Storage::Compact),
+                (values(1000, 0, seed), Storage::Compact),
+                (mixed.concat(), Storage::Compact),
+                (values(5000, 80, seed), Storage::Raw),
             ] {
-                let model = values(n, full, seed);
+                let n = model.len();
                 let mut v = CompactVec::new(CompactConfig {
                     storage,
+                    capacity: n,
                     ..CompactConfig::default()
                 });
                 v.extend_from_slice(&model);
+                let kinds: Vec<bool> = v
+                    .pieces(0..n)
+                    .map(|(_, p)| matches!(p, Piece::Raw(_)))
+                    .collect();
+                assert_eq!(
+                    kinds.contains(&true),
+                    storage == Storage::Raw || n == mixed.concat().len(),
+                    "{kinds:?}"
+                );
                 for (offset, range, fresh) in [(0, 0..n, true), (7, 5..n - 9, false)] {
                     let what = format!(
                         "seed {seed}, split {split}, n {n}, {storage:?}, {range:?} at {offset}"

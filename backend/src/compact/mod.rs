@@ -1,0 +1,514 @@
+//! Compact host storage of scalar vectors: one byte per small value.
+//!
+//! The witness of the circuits Filecoin proves is mostly bits and small integers: in a
+//! SHA-256 circuit every auxiliary value is 0 or 1 and 99.9% of the A and B evaluations lie
+//! in [-127, 127]; in a bit decomposition 98.5% do (BENCHMARKS.md#c2, measured with
+//! `cargo run --release -p sluice-groth16 --example witness_sizes`). Stored as 32-byte field
+//! elements, a, b and the witness of a waiting partition hold three full vectors; stored
+//! here, about a tenth of one.
+//!
+//! # Encoding
+//! A [`CompactVec`] is a sequence of pages of [`PAGE_LEN`] entries. An entry is one code
+//! byte: the value itself as an `i8` in [-127, 127] (negative codes stand for `p - |k|`),
+//! or [`ESCAPE`], for which the page lists the entry's position and its full element, in
+//! ascending order: 1 byte for a small value, 35 for another. A page that would list more
+//! than half of its entries becomes 32-byte elements instead, so no page holds more than a
+//! raw one would (plus one page's conversion, for a moment).
+//!
+//! Pages are allocated whole as the vector grows (only the first one grows, by doubling),
+//! so the vector never copies itself into a larger buffer, and every byte is asked of the
+//! vector's [`HostBudget`] before it is allocated.
+//!
+//! A vector dense from the start ([`Storage::Auto`]: more than half of its first
+//! [`PROBE_LEN`] values are exceptions, as in a MiMC-like chain) switches to one raw
+//! [`FrVec`], made at the expected capacity ahead of synthesis in memory a backend lends
+//! where it lends any: what it held before compaction existed.
+//!
+//! # Security
+//! Storing a value compactly depends on the value: how long the write takes and which
+//! memory it touches reveal whether it is small. The witness already flows through
+//! variable-time MSMs on the prover's own machine, and proofs are blinded by `r` and `s`.
+//! Where synthesis must not branch on the witness, use [`Storage::Raw`].
+
+mod code;
+mod page;
+mod raw;
+#[cfg(test)]
+mod tests;
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use ff::Field;
+use sluice_field::Fr;
+
+pub use code::{small_code_vartime, small_values};
+pub use page::{CodePage, Piece};
+
+use crate::{FrVec, HostAllocator};
+use page::{Grow, Page};
+use raw::{Grown, Raw, WAIT_DIVISOR};
+
+/// Entries per page of a compact vector.
+pub const PAGE_LEN: usize = 1 << 16;
+
+/// The code of an entry whose value is listed as an exception.
+pub const ESCAPE: u8 = 0x80;
+
+/// Entries after which a [`Storage::Auto`] vector decides between compact and raw.
+pub const PROBE_LEN: usize = 4096;
+
+/// Entries the first page starts with room for.
+const FIRST_PAGE_LEN: usize = 1024;
+
+const FR_BYTES: u64 = core::mem::size_of::<Fr>() as u64;
+
+/// The most host bytes a vector of `len` values holds, whatever the values, when its
+/// expected capacity is `len` (or it is [`Storage::Compact`]): 32 per value (a raw page, or
+/// whole-vector raw storage) plus what exists during growth (a raw vector's elements before
+/// the one made ahead arrives, a page being converted) and the page table. Planners reserve
+/// it for a partition whose values are not known yet.
+pub fn max_host_bytes(len: usize) -> u64 {
+    let len = len as u64;
+    let pages = len.div_ceil(PAGE_LEN as u64) + 1;
+    len * FR_BYTES
+        + len.div_ceil(WAIT_DIVISOR as u64) * FR_BYTES
+        + PAGE_LEN as u64 * (1 + page::EXCEPTION_BYTES / 2)
+        + 2 * pages * core::mem::size_of::<Page>() as u64
+}
+
+/// Where the host bytes a vector holds are counted, and where it waits for them.
+///
+/// A vector asks for bytes before it allocates them and gives them back when it frees
+/// them, so a budget that blocks in [`acquire`](Self::acquire) keeps what all its vectors
+/// hold under a limit, never above it.
+pub trait HostBudget: Send + Sync {
+    /// Returns once `bytes` more may be held, counting them.
+    fn acquire(&self, bytes: u64);
+    /// `bytes` acquired before are no longer held.
+    fn release(&self, bytes: u64);
+}
+
+/// How a [`CompactVec`] stores its values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Storage {
+    /// Compact, unless the first [`PROBE_LEN`] values show the vector is dense (then one raw
+    /// vector).
+    #[default]
+    Auto,
+    /// Pages of codes (a dense page still becomes raw), never one raw vector: for tests and
+    /// measurements.
+    Compact,
+    /// One raw vector of 32-byte elements, with no branch on the values.
+    Raw,
+}
+
+/// How a [`CompactVec`] allocates.
+#[derive(Clone, Default)]
+pub struct CompactConfig {
+    /// Compact, raw, or decided by the values.
+    pub storage: Storage,
+    /// The length the vector is expected to reach (from the circuit's parameters), or 0.
+    /// Whole-vector raw storage is then made at this capacity on another thread.
+    pub capacity: usize,
+    /// Where whole-vector raw storage comes from when a backend lends host memory
+    /// ([`ComputeBackend::host_allocator`](crate::ComputeBackend::host_allocator)).
+    pub lender: Option<Arc<dyn HostAllocator>>,
+    /// Where the bytes held are counted (and waited for).
+    pub budget: Option<Arc<dyn HostBudget>>,
+}
+
+impl core::fmt::Debug for CompactConfig {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CompactConfig")
+            .field("storage", &self.storage)
+            .field("capacity", &self.capacity)
+            .field("lender", &self.lender.is_some())
+            .field("budget", &self.budget.is_some())
+            .finish()
+    }
+}
+
+enum Repr {
+    Paged(Vec<Page>),
+    Raw(Raw),
+}
+
+/// A growable vector of scalars stored compactly where its values are small (see the
+/// module docs). Every byte it holds was asked of its [`HostBudget`] first and is given
+/// back when it drops.
+pub struct CompactVec {
+    repr: Repr,
+    len: usize,
+    /// Bytes acquired from the budget (held, without one).
+    held: u64,
+    config: CompactConfig,
+}
+
+impl Default for CompactVec {
+    fn default() -> Self {
+        CompactVec::new(CompactConfig::default())
+    }
+}
+
+impl core::fmt::Debug for CompactVec {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CompactVec")
+            .field("len", &self.len)
+            .field("raw", &self.is_raw())
+            .field("host_bytes", &self.held)
+            .finish()
+    }
+}
+
+impl Clone for CompactVec {
+    /// A copy counted nowhere (no budget) and stored as the original is; whole-vector raw
+    /// storage is copied to the heap ([`clone_into`](Self::clone_into) chooses).
+    fn clone(&self) -> Self {
+        self.clone_into(None)
+    }
+}
+
+impl Drop for CompactVec {
+    fn drop(&mut self) {
+        if let Some(budget) = &self.config.budget {
+            budget.release(self.held);
+        }
+    }
+}
+
+impl From<&[Fr]> for CompactVec {
+    /// The values of a slice, stored by [`Storage::Auto`]'s rule.
+    fn from(values: &[Fr]) -> Self {
+        let mut v = CompactVec::new(CompactConfig {
+            capacity: values.len(),
+            ..CompactConfig::default()
+        });
+        v.extend_from_slice(values);
+        v
+    }
+}
+
+impl CompactVec {
+    /// An empty vector.
+    pub fn new(config: CompactConfig) -> Self {
+        let mut v = CompactVec {
+            repr: Repr::Paged(Vec::new()),
+            len: 0,
+            held: 0,
+            config,
+        };
+        if v.config.storage == Storage::Raw {
+            v.repr = Repr::Raw(v.new_raw());
+        }
+        v
+    }
+
+    /// A copy counted nowhere, whole-vector raw storage in memory `lender` lends where it
+    /// does (else on the heap).
+    pub fn clone_into(&self, lender: Option<&dyn HostAllocator>) -> Self {
+        let repr = match &self.repr {
+            Repr::Paged(pages) => Repr::Paged(pages.clone()),
+            Repr::Raw(raw) => {
+                let lent = lender.and_then(|l| l.fr_vec(self.len));
+                let mut copy = Raw::new(None, None);
+                copy.data = lent.unwrap_or_else(|| FrVec::from(Vec::with_capacity(self.len)));
+                copy.data.extend_from_slice(&raw.data);
+                Repr::Raw(copy)
+            }
+        };
+        let mut copy = CompactVec {
+            repr,
+            len: self.len,
+            held: 0,
+            config: CompactConfig {
+                budget: None,
+                ..self.config.clone()
+            },
+        };
+        copy.held = copy.measured_bytes();
+        copy
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the values are in one raw vector (dense from the start, or
+    /// [`Storage::Raw`]).
+    pub fn is_raw(&self) -> bool {
+        matches!(self.repr, Repr::Raw(_))
+    }
+
+    /// The one raw vector, when stored so.
+    pub fn as_raw(&self) -> Option<&FrVec> {
+        match &self.repr {
+            Repr::Raw(raw) => Some(&raw.data),
+            Repr::Paged(_) => None,
+        }
+    }
+
+    /// Host bytes held (codes, exceptions, raw pages and the page table, or the raw
+    /// vector with any made ahead): what the budget counts.
+    pub fn host_bytes(&self) -> u64 {
+        self.held
+    }
+
+    /// The number of values listed as exceptions.
+    pub fn exceptions(&self) -> usize {
+        match &self.repr {
+            Repr::Paged(pages) => pages.iter().map(Page::exceptions).sum(),
+            Repr::Raw(_) => 0,
+        }
+    }
+
+    /// Bytes the storage holds now, by capacity (a raw vector made ahead included once
+    /// adopted).
+    fn measured_bytes(&self) -> u64 {
+        match &self.repr {
+            Repr::Paged(pages) => {
+                pages.iter().map(Page::bytes).sum::<u64>()
+                    + (pages.capacity() * core::mem::size_of::<Page>()) as u64
+            }
+            Repr::Raw(raw) => {
+                (raw.data.capacity() + raw.pending_capacity().unwrap_or(0)) as u64 * FR_BYTES
+            }
+        }
+    }
+
+    fn acquire(&mut self, bytes: u64) {
+        if let Some(budget) = &self.config.budget {
+            budget.acquire(bytes);
+        }
+        self.held += bytes;
+    }
+
+    fn release(&mut self, bytes: u64) {
+        if let Some(budget) = &self.config.budget {
+            budget.release(bytes);
+        }
+        self.held -= bytes;
+    }
+
+    /// Whole-vector raw storage, with the configured capacity asked for ahead (its bytes
+    /// acquired now) when it is larger than what exists.
+    fn new_raw(&mut self) -> Raw {
+        let capacity = self.config.capacity;
+        let ahead = capacity > self.len.max(PROBE_LEN);
+        if ahead {
+            self.acquire(capacity as u64 * FR_BYTES);
+        }
+        Raw::new(ahead.then_some(capacity), self.config.lender.clone())
+    }
+
+    /// Appends `x`.
+    #[inline]
+    pub fn push(&mut self, x: Fr) {
+        let pushed = match &mut self.repr {
+            Repr::Raw(raw) if raw.data.len() < raw.data.capacity() => {
+                raw.data.push(x);
+                true
+            }
+            Repr::Raw(_) => {
+                self.grow_raw();
+                false
+            }
+            Repr::Paged(pages) => match pages.get_mut(self.len / PAGE_LEN) {
+                Some(page) => match page.try_push(x) {
+                    Ok(()) => true,
+                    Err(grow) => {
+                        self.grow_page(grow);
+                        false
+                    }
+                },
+                None => {
+                    self.add_page();
+                    false
+                }
+            },
+        };
+        if !pushed {
+            return self.push(x);
+        }
+        self.len += 1;
+        if self.len == PROBE_LEN && self.config.storage == Storage::Auto {
+            self.probe();
+        }
+    }
+
+    /// Appends every element of `xs`.
+    pub fn extend_from_slice(&mut self, xs: &[Fr]) {
+        for &x in xs {
+            self.push(x);
+        }
+    }
+
+    /// A new page: the first with room for [`FIRST_PAGE_LEN`] entries (it doubles), the
+    /// others whole.
+    #[cold]
+    fn add_page(&mut self) {
+        let Repr::Paged(pages) = &self.repr else {
+            return;
+        };
+        let room = match pages.is_empty() {
+            true => FIRST_PAGE_LEN,
+            false => PAGE_LEN,
+        };
+        let table = match pages.len() == pages.capacity() {
+            true => pages.capacity().max(4),
+            false => 0,
+        };
+        self.acquire((room + table * core::mem::size_of::<Page>()) as u64);
+        if let Repr::Paged(pages) = &mut self.repr {
+            pages.reserve_exact(table);
+            pages.push(Page::with_room(room));
+        }
+    }
+
+    /// What the last page needs before it takes the next value.
+    #[cold]
+    fn grow_page(&mut self, grow: Grow) {
+        let Repr::Paged(pages) = &self.repr else {
+            return;
+        };
+        let Some(bytes) = pages.last().map(|p| p.growth_bytes(grow)) else {
+            return;
+        };
+        self.acquire(bytes);
+        let freed = match &mut self.repr {
+            Repr::Paged(pages) => pages.last_mut().map_or(0, |p| p.grow(grow)),
+            Repr::Raw(_) => 0,
+        };
+        self.release(freed);
+    }
+
+    /// After [`PROBE_LEN`] values of a [`Storage::Auto`] vector: one raw vector from here on
+    /// when more than half were exceptions.
+    fn probe(&mut self) {
+        // Without an expected capacity, raw pages hold a dense vector as well as one raw
+        // vector would, and never double.
+        if self.exceptions() * 2 <= self.len || self.config.capacity <= self.len {
+            return;
+        }
+        let values = self.to_vec();
+        let mut raw = self.new_raw();
+        let paged = std::mem::replace(&mut self.repr, Repr::Raw(Raw::new(None, None)));
+        drop(paged);
+        // What the pages held is free; the room for the values so far comes next.
+        let pages_bytes = self.held - raw.pending_capacity().map_or(0, |c| c as u64 * FR_BYTES);
+        self.release(pages_bytes);
+        self.acquire(values.len() as u64 * FR_BYTES);
+        raw.data = FrVec::from(Vec::with_capacity(values.len()));
+        raw.data.extend_from_slice(&values);
+        self.repr = Repr::Raw(raw);
+    }
+
+    /// Room for the next raw element: the vector made ahead where it has arrived, else
+    /// twice the room.
+    #[cold]
+    fn grow_raw(&mut self) {
+        let Repr::Raw(raw) = &mut self.repr else {
+            return;
+        };
+        match raw.try_adopt() {
+            // Its bytes were acquired when it was asked for.
+            Grown::Adopted { freed } => return self.release(freed),
+            Grown::Lost { capacity } => self.release(capacity as u64 * FR_BYTES),
+            Grown::Pending => {}
+        }
+        let Repr::Raw(raw) = &self.repr else {
+            return;
+        };
+        let old = raw.data.capacity();
+        let new = (2 * old).max(PROBE_LEN);
+        self.acquire((new - old) as u64 * FR_BYTES);
+        if let Repr::Raw(raw) = &mut self.repr {
+            raw.data.reserve_exact(new - raw.data.len());
+        }
+    }
+
+    /// The value at `i`, or `None` past the end.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<Fr> {
+        if i >= self.len {
+            return None;
+        }
+        Some(match &self.repr {
+            Repr::Raw(raw) => raw.data[i],
+            Repr::Paged(pages) => pages[i / PAGE_LEN].get(i % PAGE_LEN),
+        })
+    }
+
+    /// Values `start..start + out.len()` into `out`.
+    ///
+    /// # Panics
+    /// When the range passes the end (a caller's bug, as slice indexing).
+    pub fn decode_into(&self, start: usize, out: &mut [Fr]) {
+        let end = start + out.len();
+        assert!(
+            end <= self.len,
+            "decode_into {start}..{end} of {}",
+            self.len
+        );
+        match &self.repr {
+            Repr::Raw(raw) => out.copy_from_slice(&raw.data[start..end]),
+            Repr::Paged(pages) => {
+                for (k, range, at) in page_ranges(start..end) {
+                    pages[k].decode(
+                        range.clone(),
+                        &mut out[at - start..at - start + range.len()],
+                    );
+                }
+            }
+        }
+    }
+
+    /// All values as 32-byte elements.
+    pub fn to_vec(&self) -> Vec<Fr> {
+        let mut out = vec![Fr::ZERO; self.len];
+        self.decode_into(0, &mut out);
+        out
+    }
+
+    /// The values `range` as pieces of contiguous storage, in order, each with the index of
+    /// its first value: how a backend uploads a compact vector without expanding it on the
+    /// host.
+    ///
+    /// # Panics
+    /// When the range passes the end.
+    pub fn pieces(&self, range: Range<usize>) -> impl Iterator<Item = (usize, Piece<'_>)> + '_ {
+        assert!(
+            range.start <= range.end && range.end <= self.len,
+            "pieces {range:?} of {}",
+            self.len
+        );
+        let (raw, pages) = match &self.repr {
+            Repr::Raw(raw) => (Some(&raw.data[range.clone()]), &[][..]),
+            Repr::Paged(pages) => (None, &pages[..]),
+        };
+        let raw = raw
+            .filter(|r| !r.is_empty())
+            .map(|r| (range.start, Piece::Raw(r)));
+        let paged = page_ranges(range)
+            .filter(move |_| !pages.is_empty())
+            .map(move |(k, r, at)| (at, pages[k].piece(r)));
+        raw.into_iter().chain(paged)
+    }
+}
+
+/// The pages a range of values covers: (page, range within it, index of its first value).
+fn page_ranges(range: Range<usize>) -> impl Iterator<Item = (usize, Range<usize>, usize)> {
+    let pages = range.start / PAGE_LEN..range.end.div_ceil(PAGE_LEN);
+    pages.filter_map(move |k| {
+        let base = k * PAGE_LEN;
+        let start = range.start.max(base) - base;
+        let end = range.end.min(base + PAGE_LEN) - base;
+        (start < end).then_some((k, start..end, base + start))
+    })
+}

@@ -1,0 +1,234 @@
+//! CompactVec against a plain vector kept beside it.
+
+use super::code::SMALL;
+use super::*;
+use crate::HeapLender;
+use rand_chacha::ChaCha20Rng;
+use rand_core::{RngCore, SeedableRng};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A value drawn from a mix: `full_percent` full elements, some 64-bit words and small
+/// integers, the rest bits.
+fn mixed(rng: &mut ChaCha20Rng, full_percent: u32) -> Fr {
+    let r = rng.next_u32() % 100;
+    match r {
+        _ if r < full_percent => Fr::random(&mut *rng),
+        _ if r < full_percent + 3 => Fr::from(rng.next_u64()),
+        _ if r < full_percent + 10 => {
+            let k = Fr::from(u64::from(rng.next_u32() % 128));
+            match rng.next_u32() & 1 {
+                0 => k,
+                _ => -k,
+            }
+        }
+        _ => Fr::from(u64::from(rng.next_u32() & 1)),
+    }
+}
+
+fn vector(config: CompactConfig, values: &[Fr]) -> CompactVec {
+    let mut v = CompactVec::new(config);
+    v.extend_from_slice(values);
+    v
+}
+
+fn compact(values: &[Fr]) -> CompactVec {
+    let config = CompactConfig {
+        storage: Storage::Compact,
+        ..CompactConfig::default()
+    };
+    vector(config, values)
+}
+
+/// Rebuilds values `range` from the pieces alone, as a backend would.
+fn rebuilt_from_pieces(v: &CompactVec, range: Range<usize>, what: &str) -> Vec<Fr> {
+    let mut out = vec![Fr::ZERO; range.len()];
+    let mut next = range.start;
+    for (at, piece) in v.pieces(range.clone()) {
+        assert_eq!(at, next, "{what}: pieces are contiguous and in order");
+        assert!(!piece.is_empty(), "{what}");
+        let dst = &mut out[at - range.start..at - range.start + piece.len()];
+        next += piece.len();
+        match piece {
+            Piece::Raw(values) => dst.copy_from_slice(values),
+            Piece::Codes { page, range: r } => {
+                for (o, &c) in dst.iter_mut().zip(&page.codes()[r.clone()]) {
+                    *o = SMALL[c as usize];
+                }
+                let (positions, values) = page.exceptions_in(r.clone());
+                for (&p, x) in positions.iter().zip(values) {
+                    assert_eq!(page.codes()[p as usize], ESCAPE, "{what}");
+                    dst[p as usize - r.start] = *x;
+                }
+            }
+        }
+    }
+    assert_eq!(next, range.end, "{what}");
+    out
+}
+
+fn check_same(v: &CompactVec, model: &[Fr], what: &str) {
+    assert_eq!(v.len(), model.len(), "{what}");
+    assert_eq!(v.to_vec(), model, "{what}");
+    for i in [0, 1, PAGE_LEN - 1, PAGE_LEN, model.len().saturating_sub(1)] {
+        assert_eq!(v.get(i), model.get(i).copied(), "{what}: get({i})");
+    }
+    assert_eq!(v.get(model.len()), None, "{what}");
+    assert_eq!(
+        rebuilt_from_pieces(v, 0..model.len(), what),
+        model,
+        "{what}"
+    );
+}
+
+/// Every kind of value, across pages, read back exactly by `get`, `decode_into` of
+/// arbitrary ranges and the pieces of arbitrary ranges; dense pages became raw pages.
+#[test]
+fn values_round_trip_through_every_reader() {
+    let seed = 4401;
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    for (len, full) in [
+        (0, 0),
+        (5, 50),
+        (PAGE_LEN + 17, 2),
+        (3 * PAGE_LEN / 2, 40),
+        (2 * PAGE_LEN + 3, 70),
+    ] {
+        let model: Vec<Fr> = (0..len).map(|_| mixed(&mut rng, full)).collect();
+        let v = compact(&model);
+        let what = format!("seed {seed}, len {len}, {full}% full");
+        assert!(!v.is_raw(), "{what}");
+        check_same(&v, &model, &what);
+        for _ in 0..20 {
+            let a = rng.next_u32() as usize % (len + 1);
+            let b = rng.next_u32() as usize % (len + 1);
+            let range = a.min(b)..a.max(b);
+            let mut out = vec![Fr::ONE; range.len()];
+            v.decode_into(range.start, &mut out);
+            assert_eq!(out, &model[range.clone()], "{what}: {range:?}");
+            let rebuilt = rebuilt_from_pieces(&v, range.clone(), &what);
+            assert_eq!(rebuilt, &model[range.clone()], "{what}: {range:?}");
+        }
+        let raw_pages = v
+            .pieces(0..len)
+            .filter(|(_, p)| matches!(p, Piece::Raw(_)))
+            .count();
+        let dense_page = full >= 50 && len >= PAGE_LEN;
+        assert_eq!(raw_pages > 0, dense_page, "{what}: {raw_pages} raw pages");
+    }
+}
+
+#[test]
+fn boolean_vectors_take_a_byte_per_value() {
+    let model: Vec<Fr> = (0..4 * PAGE_LEN as u64)
+        .map(|i| Fr::from(i % 3 % 2))
+        .collect();
+    let v = CompactVec::from(&model[..]);
+    assert_eq!(v.exceptions(), 0);
+    let bytes = v.host_bytes();
+    assert!(bytes >= model.len() as u64, "{bytes}");
+    assert!(bytes <= model.len() as u64 + 4096, "{bytes}");
+    check_same(&v, &model, "booleans");
+}
+
+/// Dense values switch an automatic vector to one raw vector after the probe, lent where
+/// the lender lends, with the same values; forced modes do not switch; half or fewer
+/// exceptions stay compact.
+#[test]
+fn dense_vectors_switch_to_raw_storage() {
+    let seed = 4402;
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let model: Vec<Fr> = (0..3 * PROBE_LEN).map(|_| Fr::random(&mut rng)).collect();
+    let lender: Arc<dyn HostAllocator> = Arc::new(HeapLender::new(u64::MAX));
+    for (storage, capacity, lent, raw) in [
+        (Storage::Auto, 0, false, false),
+        (Storage::Auto, model.len(), true, true),
+        (Storage::Raw, model.len(), true, true),
+        (Storage::Raw, 0, false, true),
+        (Storage::Compact, model.len(), false, false),
+    ] {
+        let config = CompactConfig {
+            storage,
+            capacity,
+            lender: Some(lender.clone()),
+            budget: None,
+        };
+        let v = vector(config, &model);
+        let what = format!("seed {seed}, {storage:?}, capacity {capacity}");
+        assert_eq!(v.is_raw(), raw, "{what}");
+        assert_eq!(v.as_raw().is_some_and(|r| r.is_lent()), lent, "{what}");
+        check_same(&v, &model, &what);
+        if raw {
+            let pieces: Vec<_> = v.pieces(3..model.len()).collect();
+            assert!(
+                matches!(pieces[..], [(3, Piece::Raw(r))] if r == &model[3..]),
+                "{what}"
+            );
+        }
+        let copy = v.clone_into(Some(&*lender));
+        assert_eq!(copy.as_raw().is_some_and(|r| r.is_lent()), raw, "{what}");
+        check_same(&copy, &model, &what);
+    }
+    let half: Vec<Fr> = (0..2 * PROBE_LEN)
+        .map(|i| match i % 2 {
+            0 => Fr::random(&mut rng),
+            _ => Fr::ONE,
+        })
+        .collect();
+    assert!(!CompactVec::from(&half[..]).is_raw());
+}
+
+/// A budget that records what is held.
+#[derive(Default)]
+struct Recorder {
+    held: AtomicU64,
+    peak: AtomicU64,
+}
+
+impl HostBudget for Recorder {
+    fn acquire(&self, bytes: u64) {
+        let now = self.held.fetch_add(bytes, Ordering::SeqCst) + bytes;
+        self.peak.fetch_max(now, Ordering::SeqCst);
+    }
+    fn release(&self, bytes: u64) {
+        self.held.fetch_sub(bytes, Ordering::SeqCst);
+    }
+}
+
+/// The budget holds what the storage allocated (never less), its peak stays within
+/// `max_host_bytes`, and everything is given back on drop: compact, dense pages, raw with
+/// and without a capacity made ahead, and a vector that switched.
+#[test]
+fn the_budget_counts_every_allocation_before_it_is_made() {
+    let seed = 4403;
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let len = 2 * PAGE_LEN + 5;
+    for (full, storage, capacity) in [
+        (2, Storage::Auto, 0),
+        (90, Storage::Auto, 0),
+        (90, Storage::Auto, len),
+        (0, Storage::Raw, len),
+        (60, Storage::Compact, 0),
+        (100, Storage::Compact, 0),
+    ] {
+        let budget = Arc::new(Recorder::default());
+        let mut v = CompactVec::new(CompactConfig {
+            storage,
+            capacity,
+            lender: None,
+            budget: Some(budget.clone()),
+        });
+        let what = format!("seed {seed}, {full}% full, {storage:?}, capacity {capacity}");
+        for i in 0..len {
+            v.push(mixed(&mut rng, full));
+            if i % 997 == 0 || i + 1 == len {
+                let held = budget.held.load(Ordering::SeqCst);
+                assert!(held >= v.measured_bytes(), "{what}: at {i}");
+                assert_eq!(held, v.host_bytes(), "{what}: at {i}");
+            }
+        }
+        let peak = budget.peak.load(Ordering::SeqCst);
+        assert!(peak <= max_host_bytes(len), "{what}: peak {peak}");
+        drop(v);
+        assert_eq!(budget.held.load(Ordering::SeqCst), 0, "{what}");
+    }
+}
