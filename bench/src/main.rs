@@ -318,7 +318,7 @@ fn measure<B: ComputeBackend>(
         Op::Partition => {
             // The untimed set-up is minutes at 2^27: say where the time goes.
             let clock = Instant::now();
-            let circuit = BitDecomposition::filling_domain(log, Some(opts.seed));
+            let circuit = BitDecomposition::<Fr>::filling_domain(log, Some(opts.seed));
             let cs = ProvingAssignment::synthesize(circuit).map_err(|e| e.to_string())?;
             let synthesized = clock.elapsed();
             let params = generate_benchmark_parameters(&CircuitShape::of(&cs), &mut rng)

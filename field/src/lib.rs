@@ -19,15 +19,19 @@ mod serde_bytes;
 mod fq;
 mod fq2;
 mod fr;
+mod fr_compatible;
 
 pub use fq::{Fq, FqRepr};
 pub use fq2::Fq2;
 pub use fr::Fr;
+pub use fr_compatible::FrCompatible;
 
 #[macro_use]
 mod curve;
 #[cfg(any(feature = "blst", test))]
 mod blst_conv;
+#[cfg(feature = "blstrs")]
+mod blstrs_conv;
 mod encoding;
 mod g1;
 mod g2;

@@ -13,7 +13,7 @@ use bellpepper_core::{
 use ff::Field;
 use sluice_backend::huge_pages::{copy_with_huge_pages, filled_with_huge_pages};
 use sluice_backend::{ComputeBackend, FrVec, HostAllocator};
-use sluice_field::Fr;
+use sluice_field::{Fr, FrCompatible};
 use sluice_msm::Density;
 use subtle::ConstantTimeEq;
 
@@ -97,7 +97,9 @@ impl Clone for PrefaultedLater {
     }
 }
 
-/// A `ConstraintSystem<Fr>` that records what the prover needs (see the module docs).
+/// A `ConstraintSystem` that records what the prover needs (see the module docs), for
+/// circuits over [`Fr`] or any other [`FrCompatible`] scalar (such as `blstrs::Scalar`): their
+/// coefficients and values are read as `Fr` where they lie, at no cost.
 ///
 /// Use [`ProvingAssignment::synthesize`], which also adds the "one" input and the input
 /// constraints Groth16 setup adds, so its figures match the parameters. A clone holds as
@@ -120,6 +122,12 @@ impl Clone for ProvingAssignment {
     /// synthesis with a capacity makes them (the prover frees them on its own thread).
     fn clone(&self) -> Self {
         self.clone_into_lent(None)
+    }
+}
+
+impl Default for ProvingAssignment {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -148,6 +156,18 @@ impl ProvingAssignment {
         }
     }
 
+    /// An empty assignment, for synthesis by hand (add the "one" input first). The same as
+    /// `ConstraintSystem::new`, which for a system generic over its scalar would need the
+    /// scalar type named.
+    pub fn new() -> Self {
+        <Self as ConstraintSystem<Fr>>::new()
+    }
+
+    /// The "one" input, as `ConstraintSystem::one` (which would need the scalar type named).
+    pub fn one() -> Variable {
+        <Self as ConstraintSystem<Fr>>::one()
+    }
+
     /// A copy whose a, b and auxiliary vectors are in the memory `backend` uploads fastest
     /// from ([`ComputeBackend::host_allocator`]), where it lends any: what
     /// [`synthesize_for`](Self::synthesize_for) would have made. Benchmarks prove such
@@ -161,7 +181,7 @@ impl ProvingAssignment {
     /// Returns [`Groth16Error::Unsatisfied`] naming the first failing constraint when the
     /// witness does not satisfy the circuit, and [`Groth16Error::Synthesis`] when synthesis
     /// itself fails.
-    pub fn synthesize<C: Circuit<Fr>>(circuit: C) -> Result<Self, Groth16Error> {
+    pub fn synthesize<S: FrCompatible, C: Circuit<S>>(circuit: C) -> Result<Self, Groth16Error> {
         Self::synthesize_with_capacity(circuit, Capacity::default())
     }
 
@@ -179,7 +199,7 @@ impl ProvingAssignment {
     /// `capacity.aux`), so the host holds at most about 1.5 times the capacity's vectors
     /// for that while. [`synthesize`](Self::synthesize) holds at most their doubling
     /// growth.
-    pub fn synthesize_with_capacity<C: Circuit<Fr>>(
+    pub fn synthesize_with_capacity<S: FrCompatible, C: Circuit<S>>(
         circuit: C,
         capacity: Capacity,
     ) -> Result<Self, Groth16Error> {
@@ -195,7 +215,7 @@ impl ProvingAssignment {
     /// out. A backend lends up to a limit and then refuses (the OpenCL backend's is a
     /// quarter of the host's memory), so many assignments at once fall back to ordinary
     /// memory rather than lock the host's.
-    pub fn synthesize_for<C: Circuit<Fr>, B: ComputeBackend>(
+    pub fn synthesize_for<S: FrCompatible, C: Circuit<S>, B: ComputeBackend>(
         circuit: C,
         capacity: Capacity,
         backend: &B,
@@ -203,7 +223,7 @@ impl ProvingAssignment {
         Self::synthesize_into(circuit, capacity, backend.host_allocator())
     }
 
-    fn synthesize_into<C: Circuit<Fr>>(
+    fn synthesize_into<S: FrCompatible, C: Circuit<S>>(
         circuit: C,
         capacity: Capacity,
         lender: Option<Arc<dyn HostAllocator>>,
@@ -219,7 +239,7 @@ impl ProvingAssignment {
             });
             cs.prefaulted = PrefaultedLater(Some((rx, capacity)));
         }
-        synthesize_groth16(&mut cs, circuit, |cs| cs.input_assignment.len())?;
+        synthesize_groth16::<S, _, _>(&mut cs, circuit, |cs| cs.input_assignment.len())?;
         cs.prefaulted = PrefaultedLater(None);
         match cs.unsatisfied.take() {
             Some(Unsatisfied { index, name }) => Err(Groth16Error::Unsatisfied { index, name }),
@@ -380,8 +400,8 @@ const MINUS_ONE: [u64; 4] = {
 
 /// `<lc, z>`, marking used variables in the densities given. `None` if the combination
 /// names a variable this system never allocated.
-fn eval_lc(
-    lc: &LinearCombination<Fr>,
+fn eval_lc<S: FrCompatible>(
+    lc: &LinearCombination<S>,
     inputs: &[Fr],
     aux: &[Fr],
     mut input_density: Option<&mut Density>,
@@ -430,7 +450,7 @@ fn eval_lc(
         add(
             &mut acc,
             inputs.get(i),
-            coeff,
+            coeff.as_fr(),
             true,
             input_density.as_deref_mut(),
             i,
@@ -440,7 +460,7 @@ fn eval_lc(
         add(
             &mut acc,
             aux.get(i),
-            coeff,
+            coeff.as_fr(),
             false,
             aux_density.as_deref_mut(),
             i,
@@ -449,7 +469,10 @@ fn eval_lc(
     Some(acc)
 }
 
-impl ConstraintSystem<Fr> for ProvingAssignment {
+/// Generic over the scalar type so circuits written for a concrete one (Filecoin's for
+/// `blstrs::Scalar`) synthesize here unchanged; `FrCompatible` makes every conversion a
+/// reinterpretation, so the `Fr` path compiles to the same code.
+impl<S: FrCompatible> ConstraintSystem<S> for ProvingAssignment {
     type Root = Self;
 
     fn new() -> Self {
@@ -469,14 +492,14 @@ impl ConstraintSystem<Fr> for ProvingAssignment {
 
     fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
     where
-        F: FnOnce() -> Result<Fr, SynthesisError>,
+        F: FnOnce() -> Result<S, SynthesisError>,
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
         if self.aux_assignment.len() == self.aux_assignment.capacity() {
             self.adopt_prefaulted();
         }
-        self.aux_assignment.push(f()?);
+        self.aux_assignment.push(f()?.to_fr());
         self.a_aux_density.push(false);
         self.b_aux_density.push(false);
         Ok(Variable(Index::Aux(self.aux_assignment.len() - 1)))
@@ -484,11 +507,11 @@ impl ConstraintSystem<Fr> for ProvingAssignment {
 
     fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
     where
-        F: FnOnce() -> Result<Fr, SynthesisError>,
+        F: FnOnce() -> Result<S, SynthesisError>,
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        self.input_assignment.push(f()?);
+        self.input_assignment.push(f()?.to_fr());
         self.b_input_density.push(false);
         Ok(Variable(Index::Input(self.input_assignment.len() - 1)))
     }
@@ -497,9 +520,9 @@ impl ConstraintSystem<Fr> for ProvingAssignment {
     where
         A: FnOnce() -> AR,
         AR: Into<String>,
-        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LA: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        LB: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        LC: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
     {
         let (a, b, c) = (
             a(LinearCombination::zero()),
@@ -578,7 +601,12 @@ mod tests {
             );
         }
         // z * 1 = input
-        cs.enforce(|| "eq", |lc| lc + z, |lc| lc + one, |lc| lc + inp);
+        cs.enforce(
+            || "eq",
+            |lc: LinearCombination<Fr>| lc + z,
+            |lc| lc + one,
+            |lc| lc + inp,
+        );
     }
 
     fn bits(d: &Density) -> Vec<bool> {
@@ -623,7 +651,7 @@ mod tests {
         cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
         cs.enforce(
             || "bad",
-            |lc| lc + Variable(Index::Aux(7)),
+            |lc: LinearCombination<Fr>| lc + Variable(Index::Aux(7)),
             |lc| lc,
             |lc| lc,
         );

@@ -6,7 +6,7 @@ use ff::{Field, PrimeField};
 use group::{Curve, Group};
 use rand_core::RngCore;
 use rayon::prelude::*;
-use sluice_field::{Fr, G1Projective, G2Projective};
+use sluice_field::{Fr, FrCompatible, G1Projective, G2Projective};
 use std::ops::Neg;
 
 use subtle::{ConditionallySelectable, ConstantTimeEq};
@@ -234,9 +234,13 @@ fn lagrange_at(tau: Fr, z_tau: Fr, log_n: u32) -> Result<Vec<Fr>, Groth16Error> 
 ///
 /// This is a single-party setup: whoever runs it can forge proofs. Use it for tests and
 /// private deployments; production systems use parameters from a ceremony.
-pub fn generate_random_parameters<C, R>(circuit: C, rng: &mut R) -> Result<Parameters, Groth16Error>
+pub fn generate_random_parameters<S, C, R>(
+    circuit: C,
+    rng: &mut R,
+) -> Result<Parameters, Groth16Error>
 where
-    C: Circuit<Fr>,
+    S: FrCompatible,
+    C: Circuit<S>,
     R: RngCore,
 {
     let g1 = G1Projective::random(&mut *rng);
@@ -251,7 +255,7 @@ where
 /// Every operation on the secrets is a constant-time field or group operation. Which query
 /// points are left out (variables a matrix never uses) is decided by the circuit's
 /// structure, never by a secret value. Intermediate secret vectors are wiped.
-pub fn generate_parameters<C: Circuit<Fr>>(
+pub fn generate_parameters<S: FrCompatible, C: Circuit<S>>(
     circuit: C,
     g1: G1Projective,
     g2: G2Projective,

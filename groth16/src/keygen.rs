@@ -4,8 +4,7 @@
 use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
 };
-use ff::Field;
-use sluice_field::Fr;
+use sluice_field::{Fr, FrCompatible};
 
 use crate::Groth16Error;
 
@@ -30,16 +29,17 @@ pub struct KeypairAssembly {
 /// alike (bellperson's): the constant one as input 0, then the circuit, then one constraint
 /// `x * 0 = 0` per input (which makes the IC query full). `num_inputs` reads the input count
 /// of `cs` after synthesis.
-pub(crate) fn synthesize_groth16<CS, C>(
+pub(crate) fn synthesize_groth16<S, CS, C>(
     cs: &mut CS,
     circuit: C,
     num_inputs: fn(&CS) -> usize,
 ) -> Result<(), SynthesisError>
 where
-    CS: ConstraintSystem<Fr>,
-    C: Circuit<Fr>,
+    S: FrCompatible,
+    CS: ConstraintSystem<S>,
+    C: Circuit<S>,
 {
-    cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
+    cs.alloc_input(|| "one", || Ok(S::ONE))?;
     circuit.synthesize(cs)?;
     for i in 0..num_inputs(cs) {
         cs.enforce(
@@ -56,9 +56,9 @@ impl KeypairAssembly {
     /// Synthesizes `circuit` without a witness, with the "one" input first and one input
     /// constraint `x * 0 = 0` per input at the end (which makes the IC query full), exactly
     /// as bellperson's setup and the prover do.
-    pub fn synthesize<C: Circuit<Fr>>(circuit: C) -> Result<Self, Groth16Error> {
+    pub fn synthesize<S: FrCompatible, C: Circuit<S>>(circuit: C) -> Result<Self, Groth16Error> {
         let mut cs = Self::default();
-        synthesize_groth16(&mut cs, circuit, Self::num_inputs)?;
+        synthesize_groth16::<S, _, _>(&mut cs, circuit, Self::num_inputs)?;
         if let Some(name) = cs.unallocated.take() {
             log::error!("constraint `{name}` uses a variable that was never allocated");
             return Err(SynthesisError::AssignmentMissing.into());
@@ -82,12 +82,14 @@ impl KeypairAssembly {
     }
 }
 
-impl ConstraintSystem<Fr> for KeypairAssembly {
+/// Generic over the scalar type like [`ProvingAssignment`](crate::ProvingAssignment)'s:
+/// coefficients are stored as the `Fr`s they are.
+impl<S: FrCompatible> ConstraintSystem<S> for KeypairAssembly {
     type Root = Self;
 
     fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
     where
-        F: FnOnce() -> Result<Fr, SynthesisError>,
+        F: FnOnce() -> Result<S, SynthesisError>,
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
@@ -98,7 +100,7 @@ impl ConstraintSystem<Fr> for KeypairAssembly {
 
     fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
     where
-        F: FnOnce() -> Result<Fr, SynthesisError>,
+        F: FnOnce() -> Result<S, SynthesisError>,
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
@@ -110,9 +112,9 @@ impl ConstraintSystem<Fr> for KeypairAssembly {
     where
         A: FnOnce() -> AR,
         AR: Into<String>,
-        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LA: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        LB: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        LC: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
     {
         let row = self.num_constraints;
         let lcs = [
@@ -131,7 +133,7 @@ impl ConstraintSystem<Fr> for KeypairAssembly {
                     Index::Aux(i) => self.aux[m].get_mut(i),
                 };
                 match column {
-                    Some(col) => col.push((*coeff, row)),
+                    Some(col) => col.push((coeff.to_fr(), row)),
                     None => ok = false,
                 }
             }

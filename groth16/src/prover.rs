@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use sluice_backend::{
     BackendError, ComputeBackend, Density, FrVec, MemoryKind, MemoryReport, MemoryTracker, Scalars,
 };
-use sluice_field::{Fr, G1Projective, G2Projective};
+use sluice_field::{Fr, FrCompatible, G1Projective, G2Projective};
 
 use crate::assignment::{Capacity, ProvingAssignment};
 use crate::generator::domain_size;
@@ -556,7 +556,7 @@ where
 /// Proves `circuit` with blinding `r`, `s` (uniformly random and secret). Synthesis writes
 /// the assignment where `backend` uploads fastest from
 /// ([`ProvingAssignment::synthesize_for`]).
-pub fn create_proof<B, C, P>(
+pub fn create_proof<S, B, C, P>(
     circuit: C,
     params: &P,
     r: Fr,
@@ -564,8 +564,9 @@ pub fn create_proof<B, C, P>(
     backend: &B,
 ) -> Result<Proof, Groth16Error>
 where
+    S: FrCompatible,
     B: ComputeBackend,
-    C: Circuit<Fr>,
+    C: Circuit<S>,
     P: ParameterSource<B> + ?Sized,
 {
     let capacity = Capacity::for_queries(&params.query_lengths());
@@ -575,15 +576,16 @@ where
 
 /// Proves `circuit`, drawing `r` and `s` from `rng` (pass a CSPRNG such as `OsRng` or
 /// `ChaCha20Rng`).
-pub fn create_random_proof<B, C, P, R>(
+pub fn create_random_proof<S, B, C, P, R>(
     circuit: C,
     params: &P,
     rng: &mut R,
     backend: &B,
 ) -> Result<Proof, Groth16Error>
 where
+    S: FrCompatible,
     B: ComputeBackend,
-    C: Circuit<Fr>,
+    C: Circuit<S>,
     P: ParameterSource<B> + ?Sized,
     R: RngCore,
 {
@@ -599,15 +601,16 @@ where
 /// All circuits are synthesized before the first proof, so the host holds every
 /// partition's a and b vectors at once: in the memory the backend lends
 /// ([`ProvingAssignment::synthesize_for`]) up to its limit, in ordinary memory beyond it.
-pub fn create_random_proof_batch<B, C, P, R>(
+pub fn create_random_proof_batch<S, B, C, P, R>(
     circuits: Vec<C>,
     params: &P,
     rng: &mut R,
     backend: &B,
 ) -> Result<Vec<Proof>, Groth16Error>
 where
+    S: FrCompatible,
     B: ComputeBackend,
-    C: Circuit<Fr> + Send,
+    C: Circuit<S> + Send,
     P: ParameterSource<B> + ?Sized,
     R: RngCore,
 {

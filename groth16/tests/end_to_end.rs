@@ -256,7 +256,7 @@ fn residency_and_phase_times_are_reported() {
 #[test]
 fn batch_proofs_with_resident_parameters() {
     let mut rng = rng(6);
-    let circuit = Chain::new(None, 50);
+    let circuit = Chain::<Fr>::new(None, 50);
     let params = generate_random_parameters(circuit, &mut rng).unwrap();
     let backend = CpuBackend::new();
     let resident = ResidentParameters::upload(&params, &backend).unwrap();

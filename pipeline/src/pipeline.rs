@@ -11,7 +11,7 @@ use ff::Field;
 use rand_core::RngCore;
 use sluice_backend::{Allocation, ComputeBackend, MemoryKind, MemoryTracker, MsmGroup};
 use sluice_backend_cpu::{CpuBackend, CpuBases};
-use sluice_field::{Fr, G2Affine, G2Projective};
+use sluice_field::{Fr, FrCompatible, G2Affine, G2Projective};
 use sluice_groth16::{
     b_g2_msm, prove_assignment_with, Circuit, Groth16Error, HostParameters, Proof, ProofReport,
     ProverConfig, ProvingAssignment, QueryLengths, ResidentParameters, VerifyingKey,
@@ -374,9 +374,14 @@ impl Pipeline {
 
     /// Submits one proof's partitions; `r` and `s` of each are drawn from `rng` now (pass
     /// a CSPRNG). Returns at once; the handle waits for the result.
-    pub fn submit<C, R>(&self, circuits: Vec<C>, rng: &mut R) -> Result<ProofHandle, PipelineError>
+    pub fn submit<S, C, R>(
+        &self,
+        circuits: Vec<C>,
+        rng: &mut R,
+    ) -> Result<ProofHandle, PipelineError>
     where
-        C: Circuit<Fr> + Send + 'static,
+        S: FrCompatible,
+        C: Circuit<S> + Send + 'static,
         R: RngCore,
     {
         let count = circuits.len();
