@@ -2,6 +2,7 @@
 //! synthesize exactly the same constraint system.
 #![allow(dead_code)]
 
+pub mod mutate;
 pub mod readers;
 
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
