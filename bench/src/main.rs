@@ -9,6 +9,8 @@
 mod options;
 #[cfg(feature = "compare")]
 mod peers;
+mod provenance;
+mod record;
 mod report;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -36,6 +38,15 @@ use report::Row;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "record") {
+        return match record::main(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(msg) => {
+                eprintln!("sluice-bench: {msg}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let opts = match Options::parse(&args) {
         Ok(o) => o,
         Err(msg) if msg.is_empty() => {
@@ -63,13 +74,17 @@ fn run(opts: &Options) -> Result<(), String> {
     let mut rows = Vec::new();
     let wants = |b: &str| opts.backends.is_empty() || opts.backends.iter().any(|x| x == b);
     let mut backends_run = Vec::new();
+    // What each backend ran on, for the run's provenance.
+    let mut devices = Vec::new();
     // Peers run once, each right after the sluice row of its op and size in the first
     // ladder that runs (the table compares every backend's rows with them).
     let mut peers_pending = opts.compare;
     if wants("cpu") {
         let peers = std::mem::take(&mut peers_pending);
-        ladder(&CpuBackend::new(), "cpu", opts, peers, &mut rows)?;
+        let cpu = CpuBackend::new();
+        ladder(&cpu, "cpu", opts, peers, &mut rows)?;
         backends_run.push("cpu");
+        devices.push(format!("cpu: {}", cpu.name()));
     }
     // `opencl-shifted` only on request: its tables cost 12-16 times the bases' memory.
     let [plain, shifted] = options::OPENCL_BACKENDS;
@@ -89,6 +104,7 @@ fn run(opts: &Options) -> Result<(), String> {
                     );
                 }
                 backends_run.push(label);
+                devices.push(format!("{label}: {}", gpu.name()));
             }
             Err(e) => eprintln!(
                 "== backend {label}: no usable OpenCL device ({e}); the results cover the CPU only"
@@ -102,12 +118,8 @@ fn run(opts: &Options) -> Result<(), String> {
 
     std::fs::create_dir_all(&opts.out_dir)
         .map_err(|e| format!("cannot create {}: {e}", opts.out_dir.display()))?;
-    let meta = serde_json::json!({
-        "backends": backends_run,
-        "reps": opts.reps,
-        "seed": opts.seed,
-        "threads": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-    });
+    let provenance = provenance::Provenance::of_this_run(&devices);
+    let meta = report::meta(&backends_run, opts.reps, opts.seed, &provenance);
     let json = report::write_json(&opts.out_dir, &rows, &meta)
         .map_err(|e| format!("cannot write results.json: {e}"))?;
     let plots = report::write_plots(&opts.out_dir, &rows)

@@ -4,8 +4,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::provenance::Provenance;
+
 /// One measured row: an operation at one size on one implementation.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Row {
     /// The operation (`ntt`, `msm-g1`, `msm-g2`, `proof`).
     pub op: String,
@@ -18,7 +20,7 @@ pub struct Row {
 }
 
 /// Timings of a row, or the error that stopped it.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Outcome {
     /// All repetitions ran.
@@ -87,6 +89,30 @@ impl Row {
             Outcome::Failed { .. } => None,
         }
     }
+
+    /// Whether a sluice backend ran the row (`cpu+upload` too), not a peer.
+    pub fn is_sluice(&self, sluice_backends: &[&str]) -> bool {
+        let imp = &self.implementation;
+        sluice_backends.contains(&imp.split('+').next().unwrap_or(imp))
+    }
+
+    /// For a sluice row, (peer, sluice / peer) for every peer measured at the same op and
+    /// size in `rows` (below 1: sluice faster); nothing for a peer's or a failed row.
+    pub fn peer_ratios<'a>(
+        &self,
+        rows: &'a [Row],
+        sluice_backends: &[&str],
+    ) -> Vec<(&'a str, f64)> {
+        let (Some(median), true) = (self.median_s(), self.is_sluice(sluice_backends)) else {
+            return Vec::new();
+        };
+        rows.iter()
+            .filter(|p| {
+                p.op == self.op && p.log_size == self.log_size && !p.is_sluice(sluice_backends)
+            })
+            .filter_map(|p| Some((p.implementation.as_str(), median / p.median_s()?)))
+            .collect()
+    }
 }
 
 /// The median of sorted values (the mean of the middle two for an even count).
@@ -131,8 +157,6 @@ fn format_rate(r: f64) -> String {
 /// The table printed at the end of a run. Rows of sluice backends get a `vs <peer>` ratio
 /// column for every peer measured at the same op and size (sluice / peer; < 1 is faster).
 pub fn table(rows: &[Row], sluice_backends: &[&str]) -> String {
-    // `cpu+upload` is a sluice row too, not a peer.
-    let is_sluice = |imp: &str| sluice_backends.contains(&imp.split('+').next().unwrap_or(imp));
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -162,21 +186,8 @@ pub fn table(rows: &[Row], sluice_backends: &[&str]) -> String {
                     format_rate(*throughput_per_s),
                     residency
                 );
-                if is_sluice(&row.implementation) {
-                    for peer in rows.iter().filter(|p| {
-                        p.op == row.op
-                            && p.log_size == row.log_size
-                            && !is_sluice(&p.implementation)
-                    }) {
-                        if let Some(peer_median) = peer.median_s() {
-                            let _ = write!(
-                                out,
-                                " {}={:.2}",
-                                peer.implementation,
-                                median_s / peer_median
-                            );
-                        }
-                    }
+                for (peer, ratio) in row.peer_ratios(rows, sluice_backends) {
+                    let _ = write!(out, " {peer}={ratio:.2}");
                 }
             }
             Outcome::Failed { error } => {
@@ -186,6 +197,24 @@ pub fn table(rows: &[Row], sluice_backends: &[&str]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The `meta` object of a run's results.json: the sluice backends that ran (every other
+/// implementation is a peer), the repetitions, the seed, the threads and where the run
+/// came from (what `record` puts beside each figure).
+pub fn meta(
+    backends: &[&str],
+    reps: usize,
+    seed: u64,
+    provenance: &Provenance,
+) -> serde_json::Value {
+    serde_json::json!({
+        "backends": backends,
+        "reps": reps,
+        "seed": seed,
+        "threads": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        "provenance": provenance,
+    })
 }
 
 /// Writes `rows` as JSON to `dir/results.json`.

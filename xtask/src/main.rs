@@ -16,6 +16,7 @@ commands:
   bench    the main job: benchmark ladder on every available backend (see `bench --help`)
   test     run the whole test suite (release mode), OpenCL tests on the platform found
   bundle   build release binaries and a run script for the GPU machine into target/device/
+  record   print a bench run's results.json as BENCHMARKS.md rows (see `record --help`)
   help     print this message
 ";
 
@@ -25,6 +26,9 @@ fn main() -> ExitCode {
         Some("test") => run_tests(&args[1..]),
         Some("bench") => run_bench(&args[1..]),
         Some("bundle") => bundle::bundle().map(drop),
+        Some("record") => run(Command::new(cargo())
+            .args(["run", "--quiet", "--release", "-p", "sluice-bench", "--"])
+            .args(&args)),
         Some("help") | Some("--help") | Some("-h") => {
             print!("{USAGE}");
             Ok(())
