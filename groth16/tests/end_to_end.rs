@@ -301,7 +301,7 @@ fn unsatisfied_circuit_names_the_constraint() {
     for i in 0..cs.input_assignment().len() {
         cs.enforce(
             || format!("input constraint {i}"),
-            |lc| lc + Variable(Index::Input(i)),
+            |lc: LinearCombination<Fr>| lc + Variable(Index::Input(i)),
             |lc| lc,
             |lc| lc,
         );
