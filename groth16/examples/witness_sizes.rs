@@ -83,7 +83,7 @@ fn report(name: &str, cs: &ProvingAssignment, n: usize) {
     );
     let mut totals = [0usize; 3];
     for (v, values) in [("a", cs.a()), ("b", cs.b()), ("aux", cs.aux_assignment())] {
-        let c = Classes::of(values);
+        let c = Classes::of(&values.to_vec());
         let sizes = [
             c.bytes_byte_codes(),
             c.bytes_byte_codes_words(),
@@ -106,6 +106,10 @@ fn report(name: &str, cs: &ProvingAssignment, n: usize) {
         );
     }
     let vector = 32.0 * n as f64;
+    println!(
+        "  as stored (sluice_backend::compact, bitmaps and inputs included): {:.3} vectors",
+        cs.host_bytes() as f64 / vector
+    );
     println!(
         "  a + b + aux in vectors (n x 32 bytes): raw {:.3}; byte codes {:.3}; +words {:.3}; 2-bit codes {:.3}",
         (32 * (2 * cs.num_constraints() + cs.aux_assignment().len())) as f64 / vector,

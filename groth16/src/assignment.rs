@@ -11,13 +11,13 @@ use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
 };
 use ff::Field;
-use sluice_backend::huge_pages::{copy_with_huge_pages, filled_with_huge_pages};
-use sluice_backend::{ComputeBackend, FrVec, HostAllocator};
+use sluice_backend::{
+    CompactConfig, CompactVec, ComputeBackend, HostAllocator, HostBudget, Storage,
+};
 use sluice_field::{Fr, FrCompatible};
 use sluice_msm::Density;
 use subtle::ConstantTimeEq;
 
-use std::sync::mpsc::{sync_channel, Receiver, TryRecvError};
 use std::sync::Arc;
 
 use crate::keygen::synthesize_groth16;
@@ -55,45 +55,80 @@ impl Capacity {
     }
 }
 
-/// The a, b and auxiliary vectors at their full capacity, made by another thread, waiting
-/// to replace the growing ones: in memory a backend lends where it does, else with every
-/// page already written once.
-struct Prefaulted {
-    a: FrVec,
-    b: FrVec,
-    aux: FrVec,
+/// Constraints between two calls of [`SynthesisOptions::progress`].
+pub const PROGRESS_STEP: usize = 1 << 16;
+
+/// Called during synthesis with the number of constraints enforced so far, every
+/// [`PROGRESS_STEP`] of them.
+pub type SynthesisProgress = Arc<dyn Fn(usize) + Send + Sync>;
+
+/// How synthesis stores what it records, and where it counts it.
+#[derive(Clone, Default)]
+pub struct SynthesisOptions {
+    /// The circuit's shape (from its parameters: [`Capacity::for_queries`]), or the default
+    /// when unknown: a vector that turns out dense is then made at this capacity ahead of
+    /// synthesis ([`CompactConfig::capacity`]). A wrong capacity costs memory or growth,
+    /// never correctness.
+    pub capacity: Capacity,
+    /// How a, b and the auxiliary assignment are stored ([`Storage::Auto`]: compact where
+    /// their values are small).
+    pub storage: Storage,
+    /// Where raw storage comes from when a backend lends host memory
+    /// ([`ComputeBackend::host_allocator`]).
+    pub lender: Option<Arc<dyn HostAllocator>>,
+    /// Where every host byte the assignment holds is counted, before it is allocated
+    /// (synthesis waits while the budget is full).
+    pub budget: Option<Arc<dyn HostBudget>>,
+    /// Told how many constraints are done, every [`PROGRESS_STEP`].
+    pub progress: Option<SynthesisProgress>,
 }
 
-impl Prefaulted {
-    /// `None` when the allocator refuses a vector (an absurd capacity): synthesis then
-    /// grows its own, as without a capacity.
-    fn new(capacity: Capacity, lender: Option<&dyn HostAllocator>) -> Option<Self> {
-        let vector = |n: usize| match lender.and_then(|l| l.fr_vec(n)) {
-            // Lent (page-locked) memory is mapped already.
-            Some(v) => Some(v),
-            // Writing each element makes the kernel map and zero the pages here, not on
-            // the synthesizing thread; on huge pages where the system offers them, faster
-            // to write and far faster to free after the proof (sluice_backend::huge_pages).
-            None => {
-                let mut v = filled_with_huge_pages(n, Fr::ZERO)?;
-                v.clear();
-                Some(FrVec::from(v))
-            }
-        };
-        Some(Prefaulted {
-            a: vector(capacity.constraints)?,
-            b: vector(capacity.constraints)?,
-            aux: vector(capacity.aux)?,
+impl std::fmt::Debug for SynthesisOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SynthesisOptions")
+            .field("capacity", &self.capacity)
+            .field("storage", &self.storage)
+            .field("lender", &self.lender.is_some())
+            .field("budget", &self.budget.is_some())
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl SynthesisOptions {
+    fn vector(&self, capacity: usize) -> CompactVec {
+        CompactVec::new(CompactConfig {
+            storage: self.storage,
+            capacity,
+            lender: self.lender.clone(),
+            budget: self.budget.clone(),
         })
     }
 }
 
-/// Where prefaulted vectors of a capacity will arrive from. A clone waits for none.
-struct PrefaultedLater(Option<(Receiver<Prefaulted>, Capacity)>);
+/// The bytes a vector grown one push at a time holds for `len` elements of `size` bytes:
+/// `Vec` doubles from 4 (an element of 8 bytes or more), so capacities are powers of two.
+fn pushed_bytes(len: usize, size: usize) -> u64 {
+    match len {
+        0 => 0,
+        n => (n.max(4).next_power_of_two() * size) as u64,
+    }
+}
 
-impl Clone for PrefaultedLater {
-    fn clone(&self) -> Self {
-        PrefaultedLater(None)
+/// The host bytes of the small parts of an assignment (the inputs and the density
+/// bitmaps), counted by the capacities their pushes give them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct SmallParts {
+    inputs: usize,
+    aux: usize,
+}
+
+impl SmallParts {
+    fn bytes(&self) -> u64 {
+        let fr = std::mem::size_of::<Fr>();
+        pushed_bytes(self.inputs, fr)
+            + pushed_bytes(self.inputs.div_ceil(64), 8)
+            + 2 * pushed_bytes(self.aux.div_ceil(64), 8)
     }
 }
 
@@ -101,25 +136,31 @@ impl Clone for PrefaultedLater {
 /// circuits over [`Fr`] or any other [`FrCompatible`] scalar (such as `blstrs::Scalar`): their
 /// coefficients and values are read as `Fr` where they lie, at no cost.
 ///
+/// a, b and the auxiliary assignment are [`CompactVec`]s: a byte per small value, so a
+/// boolean-heavy circuit's assignment holds a few percent of what 32-byte elements would.
+///
 /// Use [`ProvingAssignment::synthesize`], which also adds the "one" input and the input
 /// constraints Groth16 setup adds, so its figures match the parameters. A clone holds as
-/// much host memory again (benchmarks clone one assignment to prove it repeatedly).
+/// much host memory again, counted nowhere (benchmarks clone one assignment to prove it
+/// repeatedly).
 pub struct ProvingAssignment {
     a_aux_density: Density,
     b_input_density: Density,
     b_aux_density: Density,
-    a: FrVec,
-    b: FrVec,
+    a: CompactVec,
+    b: CompactVec,
     input_assignment: Vec<Fr>,
-    aux_assignment: FrVec,
+    aux_assignment: CompactVec,
     namespace: Vec<String>,
     unsatisfied: Option<Unsatisfied>,
-    prefaulted: PrefaultedLater,
+    /// Where the small parts' bytes are counted, and what they were counted at.
+    budget: Option<Arc<dyn HostBudget>>,
+    small_parts: SmallParts,
+    progress: Option<SynthesisProgress>,
 }
 
 impl Clone for ProvingAssignment {
-    /// The large vectors are copied onto huge pages where the system offers them, as
-    /// synthesis with a capacity makes them (the prover frees them on its own thread).
+    /// A copy counted nowhere, stored as the original is (raw vectors on the heap).
     fn clone(&self) -> Self {
         self.clone_into_lent(None)
     }
@@ -131,28 +172,30 @@ impl Default for ProvingAssignment {
     }
 }
 
+impl Drop for ProvingAssignment {
+    fn drop(&mut self) {
+        if let Some(budget) = &self.budget {
+            budget.release(self.small_parts.bytes());
+        }
+    }
+}
+
 impl ProvingAssignment {
-    /// A copy whose a, b and auxiliary vectors are in memory `lender` lends where it does
-    /// (else on huge pages where the system offers them, as [`Clone`] makes them).
+    /// A copy whose raw vectors are in memory `lender` lends where it does; counted nowhere.
     fn clone_into_lent(&self, lender: Option<&dyn HostAllocator>) -> Self {
-        let copy = |v: &[Fr]| match lender.and_then(|l| l.fr_vec(v.len())) {
-            Some(mut lent) => {
-                lent.extend_from_slice(v);
-                lent
-            }
-            None => FrVec::from(copy_with_huge_pages(v)),
-        };
         ProvingAssignment {
             a_aux_density: self.a_aux_density.clone(),
             b_input_density: self.b_input_density.clone(),
             b_aux_density: self.b_aux_density.clone(),
-            a: copy(&self.a),
-            b: copy(&self.b),
-            input_assignment: copy_with_huge_pages(&self.input_assignment),
-            aux_assignment: copy(&self.aux_assignment),
+            a: self.a.clone_into(lender),
+            b: self.b.clone_into(lender),
+            input_assignment: self.input_assignment.clone(),
+            aux_assignment: self.aux_assignment.clone_into(lender),
             namespace: self.namespace.clone(),
             unsatisfied: self.unsatisfied.clone(),
-            prefaulted: self.prefaulted.clone(),
+            budget: None,
+            small_parts: self.small_parts,
+            progress: None,
         }
     }
 
@@ -160,7 +203,25 @@ impl ProvingAssignment {
     /// `ConstraintSystem::new`, which for a system generic over its scalar would need the
     /// scalar type named.
     pub fn new() -> Self {
-        <Self as ConstraintSystem<Fr>>::new()
+        Self::with_options(&SynthesisOptions::default())
+    }
+
+    /// An empty assignment storing and counting as `options` say, for synthesis by hand.
+    pub fn with_options(options: &SynthesisOptions) -> Self {
+        ProvingAssignment {
+            a_aux_density: Density::new(0),
+            b_input_density: Density::new(0),
+            b_aux_density: Density::new(0),
+            a: options.vector(options.capacity.constraints),
+            b: options.vector(options.capacity.constraints),
+            input_assignment: Vec::new(),
+            aux_assignment: options.vector(options.capacity.aux),
+            namespace: Vec::new(),
+            unsatisfied: None,
+            budget: options.budget.clone(),
+            small_parts: SmallParts::default(),
+            progress: options.progress.clone(),
+        }
     }
 
     /// The "one" input, as `ConstraintSystem::one` (which would need the scalar type named).
@@ -168,8 +229,8 @@ impl ProvingAssignment {
         <Self as ConstraintSystem<Fr>>::one()
     }
 
-    /// A copy whose a, b and auxiliary vectors are in the memory `backend` uploads fastest
-    /// from ([`ComputeBackend::host_allocator`]), where it lends any: what
+    /// A copy whose raw vectors are in the memory `backend` uploads fastest from
+    /// ([`ComputeBackend::host_allocator`]), where it lends any: what
     /// [`synthesize_for`](Self::synthesize_for) would have made. Benchmarks prove such
     /// copies of one assignment.
     pub fn clone_for<B: ComputeBackend>(&self, backend: &B) -> Self {
@@ -182,65 +243,53 @@ impl ProvingAssignment {
     /// witness does not satisfy the circuit, and [`Groth16Error::Synthesis`] when synthesis
     /// itself fails.
     pub fn synthesize<S: FrCompatible, C: Circuit<S>>(circuit: C) -> Result<Self, Groth16Error> {
-        Self::synthesize_with_capacity(circuit, Capacity::default())
+        Self::synthesize_with(circuit, &SynthesisOptions::default())
     }
 
-    /// [`synthesize`](Self::synthesize) for a circuit of (about) `capacity`'s shape: another
-    /// thread allocates a, b and the auxiliary vector at that size and touches every page,
-    /// and synthesis moves into them when they are ready. The kernel's zeroing of fresh
-    /// pages, about a tenth of synthesis (BENCHMARKS.md#synthesis), then happens off the
-    /// synthesizing thread. A wrong capacity costs memory or growth, never correctness;
-    /// one the allocator refuses outright is ignored. Take it from the circuit's parameters:
-    /// every page of the vectors is written up front.
-    ///
-    /// Memory: until the move, the growing vectors exist next to the prefaulted ones.
-    /// Synthesis waits for the prefaulted vectors rather than grow a or b past a quarter
-    /// of `capacity.constraints` (or the auxiliary vector past a quarter of
-    /// `capacity.aux`), so the host holds at most about 1.5 times the capacity's vectors
-    /// for that while. [`synthesize`](Self::synthesize) holds at most their doubling
-    /// growth.
+    /// [`synthesize`](Self::synthesize) for a circuit of (about) `capacity`'s shape: a
+    /// vector that turns out dense is made at that size on another thread, every page
+    /// written ahead (the kernel's zeroing of fresh pages, about a tenth of a dense
+    /// synthesis, BENCHMARKS.md#synthesis, happens off the synthesizing thread).
     pub fn synthesize_with_capacity<S: FrCompatible, C: Circuit<S>>(
         circuit: C,
         capacity: Capacity,
     ) -> Result<Self, Groth16Error> {
-        Self::synthesize_into(circuit, capacity, None)
+        let options = SynthesisOptions {
+            capacity,
+            ..SynthesisOptions::default()
+        };
+        Self::synthesize_with(circuit, &options)
     }
 
-    /// [`synthesize_with_capacity`](Self::synthesize_with_capacity) into the memory
-    /// `backend` uploads fastest from ([`ComputeBackend::host_allocator`]: page-locked
-    /// memory on a GPU, which its DMA reads with no staging copy), where it lends any; what
-    /// it does not lend is ordinary memory, as there. The prover's `create_proof` uses it.
+    /// [`synthesize_with_capacity`](Self::synthesize_with_capacity) with raw vectors in the
+    /// memory `backend` uploads fastest from ([`ComputeBackend::host_allocator`]:
+    /// page-locked memory on a GPU, which its DMA reads with no staging copy), where it
+    /// lends any. The prover's `create_proof` uses it.
     ///
     /// Memory: lent memory is host memory too, and page-locked: the system cannot swap it
     /// out. A backend lends up to a limit and then refuses (the OpenCL backend's is a
-    /// quarter of the host's memory), so many assignments at once fall back to ordinary
-    /// memory rather than lock the host's.
+    /// quarter of the host's memory), so many dense assignments at once fall back to
+    /// ordinary memory rather than lock the host's.
     pub fn synthesize_for<S: FrCompatible, C: Circuit<S>, B: ComputeBackend>(
         circuit: C,
         capacity: Capacity,
         backend: &B,
     ) -> Result<Self, Groth16Error> {
-        Self::synthesize_into(circuit, capacity, backend.host_allocator())
+        let options = SynthesisOptions {
+            capacity,
+            lender: backend.host_allocator(),
+            ..SynthesisOptions::default()
+        };
+        Self::synthesize_with(circuit, &options)
     }
 
-    fn synthesize_into<S: FrCompatible, C: Circuit<S>>(
+    /// Synthesizes `circuit` storing and counting as `options` say.
+    pub fn synthesize_with<S: FrCompatible, C: Circuit<S>>(
         circuit: C,
-        capacity: Capacity,
-        lender: Option<Arc<dyn HostAllocator>>,
+        options: &SynthesisOptions,
     ) -> Result<Self, Groth16Error> {
-        let mut cs = Self::new();
-        if capacity != Capacity::default() {
-            let (tx, rx) = sync_channel(1);
-            // Detached: if synthesis ends first, the vectors are dropped with the channel.
-            std::thread::spawn(move || {
-                if let Some(p) = Prefaulted::new(capacity, lender.as_deref()) {
-                    let _ = tx.send(p);
-                }
-            });
-            cs.prefaulted = PrefaultedLater(Some((rx, capacity)));
-        }
+        let mut cs = Self::with_options(options);
         synthesize_groth16::<S, _, _>(&mut cs, circuit, |cs| cs.input_assignment.len())?;
-        cs.prefaulted = PrefaultedLater(None);
         match cs.unsatisfied.take() {
             Some(Unsatisfied { index, name }) => Err(Groth16Error::Unsatisfied { index, name }),
             None => Ok(cs),
@@ -267,12 +316,12 @@ impl ProvingAssignment {
     }
 
     /// `a_i = <A_i, z>` per constraint.
-    pub fn a(&self) -> &[Fr] {
+    pub fn a(&self) -> &CompactVec {
         &self.a
     }
 
     /// `b_i = <B_i, z>` per constraint.
-    pub fn b(&self) -> &[Fr] {
+    pub fn b(&self) -> &CompactVec {
         &self.b
     }
 
@@ -282,7 +331,7 @@ impl ProvingAssignment {
     }
 
     /// The auxiliary (private) variables.
-    pub fn aux_assignment(&self) -> &[Fr] {
+    pub fn aux_assignment(&self) -> &CompactVec {
         &self.aux_assignment
     }
 
@@ -301,71 +350,56 @@ impl ProvingAssignment {
         &self.b_aux_density
     }
 
-    /// Whether a, b and the auxiliary vector are all in memory a backend lent
-    /// ([`synthesize_for`](Self::synthesize_for)), which uploads read fastest; an empty
-    /// one holds no memory and counts as lent.
+    /// Whether every vector stored raw (32-byte elements) is in memory a backend lent
+    /// ([`synthesize_for`](Self::synthesize_for)), which uploads read with no staging copy;
+    /// compact vectors upload a small fraction of their values' bytes and need none.
     pub fn in_lent_memory(&self) -> bool {
-        [&self.a, &self.b, &self.aux_assignment]
-            .iter()
-            .all(|v| v.is_lent() || v.capacity() == 0)
+        [&self.a, &self.b, &self.aux_assignment].iter().all(|v| {
+            v.as_raw()
+                .map_or(true, |r| r.is_lent() || r.capacity() == 0)
+        })
     }
 
-    /// Host bytes this assignment holds: the capacity of a, b and the witness, and the
-    /// density bitmaps (what a partition waiting for its device holds).
+    /// Host bytes this assignment holds: a, b and the auxiliary assignment as stored, the
+    /// inputs and the density bitmaps (what a partition waiting for its device holds).
     pub fn host_bytes(&self) -> u64 {
-        let scalars = self.a.capacity()
-            + self.b.capacity()
-            + self.input_assignment.capacity()
-            + self.aux_assignment.capacity();
-        let words = [
-            &self.a_aux_density,
-            &self.b_input_density,
-            &self.b_aux_density,
-        ]
-        .iter()
-        .map(|d| d.words().len())
-        .sum::<usize>();
-        (scalars * std::mem::size_of::<Fr>() + words * 8) as u64
+        self.a.host_bytes()
+            + self.b.host_bytes()
+            + self.aux_assignment.host_bytes()
+            + self.small_parts.bytes()
+    }
+
+    /// The most host bytes an assignment of this shape holds whatever its values (what a
+    /// planner reserves before the values are known): a, b and the auxiliary assignment at
+    /// [`max_host_bytes`](sluice_backend::compact::max_host_bytes), the inputs and bitmaps.
+    pub fn max_host_bytes(capacity: Capacity, inputs: usize) -> u64 {
+        use sluice_backend::compact::max_host_bytes;
+        2 * max_host_bytes(capacity.constraints)
+            + max_host_bytes(capacity.aux)
+            + SmallParts {
+                inputs,
+                aux: capacity.aux.next_multiple_of(64),
+            }
+            .bytes()
     }
 
     /// Takes the a and b vectors out (to upload them and free the host copies).
-    pub(crate) fn take_ab(&mut self) -> (FrVec, FrVec) {
+    pub(crate) fn take_ab(&mut self) -> (CompactVec, CompactVec) {
         (std::mem::take(&mut self.a), std::mem::take(&mut self.b))
     }
 
-    /// Called where a, b or the auxiliary vector is full: moves them into the prefaulted
-    /// vectors if those have arrived (they then grow no more, up to the capacity).
-    fn adopt_prefaulted(&mut self) {
-        let Some((rx, capacity)) = &self.prefaulted.0 else {
-            return;
+    /// Counts the small parts at their sizes after one more input or auxiliary variable,
+    /// before they grow.
+    fn count_small_parts(&mut self, more: SmallParts) {
+        let next = SmallParts {
+            inputs: self.small_parts.inputs + more.inputs,
+            aux: self.small_parts.aux + more.aux,
         };
-        // Past a quarter of the capacity, wait rather than grow (see
-        // synthesize_with_capacity): the growing vectors stay below half of it. Waiting
-        // earlier costs time, as synthesis catches up with the other thread
-        // (BENCHMARKS.md#synthesis).
-        let wait = self.a.len() * 4 >= capacity.constraints.max(1)
-            || self.aux_assignment.len() * 4 >= capacity.aux.max(1);
-        let arrived = match wait {
-            true => rx.recv().map_err(|_| TryRecvError::Disconnected),
-            false => rx.try_recv(),
-        };
-        match arrived {
-            Ok(mut p) => {
-                for (to, from) in [
-                    (&mut p.a, &mut self.a),
-                    (&mut p.b, &mut self.b),
-                    (&mut p.aux, &mut self.aux_assignment),
-                ] {
-                    if to.capacity() > from.len() {
-                        to.extend_from_slice(from);
-                        std::mem::swap(to, from);
-                    }
-                }
-                self.prefaulted = PrefaultedLater(None);
-            }
-            Err(TryRecvError::Empty) => {}
-            Err(TryRecvError::Disconnected) => self.prefaulted = PrefaultedLater(None),
+        let (now, then) = (self.small_parts.bytes(), next.bytes());
+        if let (Some(budget), true) = (&self.budget, then > now) {
+            budget.acquire(then - now);
         }
+        self.small_parts = next;
     }
 
     fn record_failure(&mut self, name: String) {
@@ -403,7 +437,7 @@ const MINUS_ONE: [u64; 4] = {
 fn eval_lc<S: FrCompatible>(
     lc: &LinearCombination<S>,
     inputs: &[Fr],
-    aux: &[Fr],
+    aux: &CompactVec,
     mut input_density: Option<&mut Density>,
     mut aux_density: Option<&mut Density>,
 ) -> Option<Fr> {
@@ -412,14 +446,15 @@ fn eval_lc<S: FrCompatible>(
     // Montgomery limbs). Skipping zeros is what defines density in bellperson (a zero
     // coefficient does not use the variable); a coefficient of one or minus one needs no
     // product. Inputs are public too, so an input of one (the constant every circuit uses
-    // for its constants) needs no product either; auxiliary values are secret and always
-    // take the same path.
+    // for its constants) needs no product either; auxiliary values are secret and take the
+    // same arithmetic whatever they are (reading one from compact storage is variable time:
+    // see sluice_backend::compact).
     // Adds coeff * value to acc and marks variable i; inlined (as a closure it was a call
     // per term, with acc on the stack).
     #[inline(always)]
     fn add(
         acc: &mut Fr,
-        value: Option<&Fr>,
+        value: Option<Fr>,
         coeff: &Fr,
         public: bool,
         density: Option<&mut Density>,
@@ -433,13 +468,13 @@ fn eval_lc<S: FrCompatible>(
         }
         let value = value?;
         if limbs == ONE {
-            *acc += *value;
+            *acc += value;
         } else if limbs == MINUS_ONE {
-            *acc -= *value;
+            *acc -= value;
         } else if public && value.mont_limbs() == ONE {
             *acc += *coeff;
         } else {
-            *acc += *value * coeff;
+            *acc += value * coeff;
         }
         if let Some(d) = density {
             d.set(i, true).ok()?;
@@ -449,7 +484,7 @@ fn eval_lc<S: FrCompatible>(
     for (&i, coeff) in lc.iter_inputs() {
         add(
             &mut acc,
-            inputs.get(i),
+            inputs.get(i).copied(),
             coeff.as_fr(),
             true,
             input_density.as_deref_mut(),
@@ -476,18 +511,7 @@ impl<S: FrCompatible> ConstraintSystem<S> for ProvingAssignment {
     type Root = Self;
 
     fn new() -> Self {
-        ProvingAssignment {
-            a_aux_density: Density::new(0),
-            b_input_density: Density::new(0),
-            b_aux_density: Density::new(0),
-            a: FrVec::new(),
-            b: FrVec::new(),
-            input_assignment: Vec::new(),
-            aux_assignment: FrVec::new(),
-            namespace: Vec::new(),
-            unsatisfied: None,
-            prefaulted: PrefaultedLater(None),
-        }
+        ProvingAssignment::with_options(&SynthesisOptions::default())
     }
 
     fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
@@ -496,10 +520,12 @@ impl<S: FrCompatible> ConstraintSystem<S> for ProvingAssignment {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        if self.aux_assignment.len() == self.aux_assignment.capacity() {
-            self.adopt_prefaulted();
+        let value = f()?.to_fr();
+        if self.aux_assignment.len() % 64 == 0 {
+            // The bitmaps grow by a word: count them first.
+            self.count_small_parts(SmallParts { inputs: 0, aux: 64 });
         }
-        self.aux_assignment.push(f()?.to_fr());
+        self.aux_assignment.push(value);
         self.a_aux_density.push(false);
         self.b_aux_density.push(false);
         Ok(Variable(Index::Aux(self.aux_assignment.len() - 1)))
@@ -511,7 +537,9 @@ impl<S: FrCompatible> ConstraintSystem<S> for ProvingAssignment {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        self.input_assignment.push(f()?.to_fr());
+        let value = f()?.to_fr();
+        self.count_small_parts(SmallParts { inputs: 1, aux: 0 });
+        self.input_assignment.push(value);
         self.b_input_density.push(false);
         Ok(Variable(Index::Input(self.input_assignment.len() - 1)))
     }
@@ -529,9 +557,6 @@ impl<S: FrCompatible> ConstraintSystem<S> for ProvingAssignment {
             b(LinearCombination::zero()),
             c(LinearCombination::zero()),
         );
-        if self.a.len() == self.a.capacity() {
-            self.adopt_prefaulted();
-        }
         let (inputs, aux) = (&self.input_assignment, &self.aux_assignment);
         // Inputs have full density in A (the input constraints), so A tracks aux only.
         let a = eval_lc(&a, inputs, aux, None, Some(&mut self.a_aux_density));
@@ -557,6 +582,11 @@ impl<S: FrCompatible> ConstraintSystem<S> for ProvingAssignment {
                 self.record_failure(name);
                 self.a.push(Fr::ZERO);
                 self.b.push(Fr::ZERO);
+            }
+        }
+        if let Some(progress) = &self.progress {
+            if self.a.len() % PROGRESS_STEP == 0 {
+                progress(self.a.len());
             }
         }
     }
@@ -659,115 +689,17 @@ mod tests {
         assert!(u.name.starts_with("bad"), "{}", u.name);
     }
 
-    /// Prefaulted vectors that arrive mid-synthesis are adopted at the next full vector,
-    /// keep what was written so far, and hold the requested capacity; a capacity too small
-    /// for one of them leaves that one growing.
-    #[test]
-    fn prefaulted_vectors_are_adopted_with_their_contents() {
-        for (capacity, grown) in [
-            (
-                Capacity {
-                    constraints: 64,
-                    aux: 64,
-                },
-                false,
-            ),
-            (
-                Capacity {
-                    constraints: 64,
-                    aux: 0,
-                },
-                true,
-            ),
-        ] {
-            let mut cs = ProvingAssignment::new();
-            cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
-            // They arrive after four constraints, when a and b are full (capacity 4).
-            for k in 0..5 {
-                if k == 2 {
-                    let (tx, rx) = sync_channel(1);
-                    tx.send(Prefaulted::new(capacity, None).unwrap()).unwrap();
-                    cs.prefaulted = PrefaultedLater(Some((rx, capacity)));
-                }
-                tiny(&mut cs, 3);
-            }
-            assert!(cs.first_unsatisfied().is_none());
-            assert_eq!(cs.num_constraints(), 10);
-            assert_eq!(cs.a.capacity(), 64, "{capacity:?}");
-            assert_eq!(cs.aux_assignment.capacity() != 64, grown, "{capacity:?}");
-            assert_eq!(&cs.a()[..2], &[Fr::from(2u64), Fr::from(6u64)]);
-            assert_eq!(&cs.b()[8..], &[Fr::from(3u64), Fr::ONE]);
-            assert_eq!(cs.aux_assignment().len(), 15);
-            assert_eq!(cs.aux_assignment()[13], Fr::from(3u64));
-        }
-    }
-
-    /// Vectors that never come (their thread gone) neither block synthesis past the point
-    /// where it would wait for them nor change it.
-    #[test]
-    fn prefaulted_vectors_that_never_come_are_not_waited_for() {
-        let mut cs = ProvingAssignment::new();
-        let (tx, rx) = sync_channel::<Prefaulted>(1);
-        drop(tx);
-        let capacity = Capacity {
-            constraints: 8,
-            aux: 8,
-        };
-        cs.prefaulted = PrefaultedLater(Some((rx, capacity)));
-        cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
-        for _ in 0..5 {
-            tiny(&mut cs, 3);
-        }
-        assert!(cs.prefaulted.0.is_none());
-        assert_eq!(cs.num_constraints(), 10);
-        assert_eq!(&cs.b()[8..], &[Fr::from(3u64), Fr::ONE]);
-    }
-
     /// A capacity no allocator can give is ignored, not a crash.
     #[test]
     fn an_impossible_capacity_is_ignored() {
-        assert!(Prefaulted::new(
-            Capacity {
-                constraints: usize::MAX / 2,
-                aux: 1
-            },
-            None
-        )
-        .is_none());
-        let circuit = crate::demo::MimcLike::<Fr>::filling_domain(6, Some(Fr::from(5u64)));
+        let circuit = crate::demo::MimcLike::<Fr>::filling_domain(13, Some(Fr::from(5u64)));
         let huge = Capacity {
             constraints: usize::MAX / 2,
             aux: usize::MAX / 2,
         };
         let cs = ProvingAssignment::synthesize_with_capacity(circuit.clone(), huge).unwrap();
         let plain = ProvingAssignment::synthesize(circuit).unwrap();
-        assert_eq!(cs.a(), plain.a());
-    }
-
-    /// Synthesis with any capacity (exact, too small, too large, none) gives the same
-    /// assignment, densities included, whenever the prefaulted vectors arrive.
-    #[test]
-    fn capacity_never_changes_the_assignment() {
-        let circuit = || crate::demo::MimcLike::<Fr>::filling_domain(12, Some(Fr::from(5u64)));
-        let plain = ProvingAssignment::synthesize(circuit()).unwrap();
-        let exact = Capacity {
-            constraints: plain.num_constraints(),
-            aux: plain.aux_assignment().len(),
-        };
-        for capacity in [
-            exact,
-            Capacity {
-                constraints: 7,
-                aux: 3,
-            },
-            Capacity {
-                constraints: 1 << 13,
-                aux: 1 << 13,
-            },
-        ] {
-            let cs = ProvingAssignment::synthesize_with_capacity(circuit(), capacity).unwrap();
-            same_assignment(&cs, &plain, &format!("{capacity:?}"));
-        }
+        same_assignment(&cs, &plain, "impossible capacity");
     }
 
     fn same_assignment(cs: &ProvingAssignment, plain: &ProvingAssignment, what: &str) {
@@ -784,42 +716,158 @@ mod tests {
         }
     }
 
-    /// Synthesis into lent memory gives the same assignment as without: in lent memory
-    /// where the lender lends all three vectors at a large enough capacity, moved to the
-    /// heap where the capacity is too small, partly lent where the lender refuses some,
-    /// and a copy for a lender is lent too. Every lent byte is given back.
+    /// The same values, recorded without compact storage: a plain reference.
+    fn raw_reference<C: Circuit<Fr>>(circuit: C) -> ProvingAssignment {
+        let options = SynthesisOptions {
+            storage: Storage::Raw,
+            ..SynthesisOptions::default()
+        };
+        ProvingAssignment::synthesize_with(circuit, &options).unwrap()
+    }
+
+    /// Every storage, capacity and lender gives the same assignment, densities included,
+    /// on a dense and on a boolean-heavy circuit: compact where the values are small, raw
+    /// (lent where a lender lends, at the capacity made ahead) where they are not.
     #[test]
-    fn lent_memory_never_changes_the_assignment() {
+    fn storage_never_changes_the_assignment() {
+        use crate::demo::{BitDecomposition, MimcLike};
         use sluice_backend::HeapLender;
-        let circuit = || crate::demo::MimcLike::<Fr>::filling_domain(10, Some(Fr::from(7u64)));
-        let plain = ProvingAssignment::synthesize(circuit()).unwrap();
-        let exact = Capacity {
-            constraints: plain.num_constraints(),
-            aux: plain.aux_assignment().len(),
-        };
-        let vector_bytes = (exact.constraints * 32) as u64;
-        let small = Capacity {
-            constraints: 5,
-            aux: 5,
-        };
-        for (capacity, limit, lent) in [
-            (exact, u64::MAX, true),
-            (small, u64::MAX, false),
-            // Room for a only: b and the auxiliary vector are ordinary memory.
-            (exact, vector_bytes, false),
+        let dense = || MimcLike::<Fr>::filling_domain(14, Some(Fr::from(5u64)));
+        let bits = || BitDecomposition::<Fr>::filling_domain(14, Some(9));
+        for (name, plain, dense_values) in [
+            ("mimc", raw_reference(dense()), true),
+            ("bits", raw_reference(bits()), false),
         ] {
-            let lender: Arc<dyn HostAllocator> = Arc::new(HeapLender::new(limit));
-            let cs = ProvingAssignment::synthesize_into(circuit(), capacity, Some(lender)).unwrap();
-            let what = format!("{capacity:?}, limit {limit}");
-            assert_eq!(cs.in_lent_memory(), lent, "{what}");
-            same_assignment(&cs, &plain, &what);
+            let exact = Capacity {
+                constraints: plain.num_constraints(),
+                aux: plain.aux_assignment().len(),
+            };
+            let small = Capacity {
+                constraints: 7,
+                aux: 3,
+            };
+            for (capacity, storage, lend) in [
+                (exact, Storage::Auto, true),
+                (exact, Storage::Auto, false),
+                (small, Storage::Auto, true),
+                (Capacity::default(), Storage::Auto, false),
+                (exact, Storage::Compact, false),
+                (exact, Storage::Raw, true),
+            ] {
+                let lender = HeapLender::new(u64::MAX);
+                let options = SynthesisOptions {
+                    capacity,
+                    storage,
+                    lender: lend.then(|| Arc::new(lender) as Arc<dyn HostAllocator>),
+                    ..SynthesisOptions::default()
+                };
+                let what = format!("{name}, {capacity:?}, {storage:?}, lent {lend}");
+                let cs = match name {
+                    "mimc" => ProvingAssignment::synthesize_with(dense(), &options),
+                    _ => ProvingAssignment::synthesize_with(bits(), &options),
+                }
+                .unwrap();
+                same_assignment(&cs, &plain, &what);
+                let one_raw_vector = storage == Storage::Raw
+                    || (storage == Storage::Auto && dense_values && capacity == exact);
+                assert_eq!(cs.a().is_raw(), one_raw_vector, "{what}");
+                assert_eq!(
+                    cs.a().as_raw().is_some_and(|v| v.is_lent()),
+                    one_raw_vector && lend,
+                    "{what}"
+                );
+                assert_eq!(cs.in_lent_memory(), !one_raw_vector || lend, "{what}");
+            }
         }
-        let lender = HeapLender::new(u64::MAX);
-        let copy = plain.clone_into_lent(Some(&lender));
-        assert!(copy.in_lent_memory() && !plain.in_lent_memory());
-        same_assignment(&copy, &plain, "a copy into lent memory");
+    }
+
+    /// A boolean-heavy assignment holds a small fraction of its raw size, a dense one about
+    /// its raw size; a copy made for a lender is lent and equal.
+    #[test]
+    fn boolean_heavy_assignments_are_compact() {
+        use crate::demo::{BitDecomposition, MimcLike};
+        let log = 14;
+        let vector = 32u64 << log;
+        let cs =
+            ProvingAssignment::synthesize(BitDecomposition::<Fr>::filling_domain(log, Some(3)))
+                .unwrap();
+        let share = cs.host_bytes() as f64 / vector as f64;
+        assert!(share < 0.2, "{share} vectors");
+        let dense = Capacity {
+            constraints: 1 << log,
+            aux: 1 << log,
+        };
+        let mimc = MimcLike::<Fr>::filling_domain(log, Some(Fr::from(2u64)));
+        let cs = ProvingAssignment::synthesize_with_capacity(mimc, dense).unwrap();
+        let share = cs.host_bytes() as f64 / vector as f64;
+        assert!((2.9..3.1).contains(&share), "{share} vectors");
+        let lender = sluice_backend::HeapLender::new(u64::MAX);
+        let copy = cs.clone_into_lent(Some(&lender));
+        assert!(copy.in_lent_memory() && !cs.in_lent_memory());
+        same_assignment(&copy, &cs, "a copy into lent memory");
         drop(copy);
         assert_eq!(lender.lent_bytes(), 0);
+    }
+
+    /// A budget that records what is held.
+    #[derive(Default)]
+    struct Recorder(std::sync::atomic::AtomicU64);
+
+    impl HostBudget for Recorder {
+        fn acquire(&self, bytes: u64) {
+            self.0.fetch_add(bytes, std::sync::atomic::Ordering::SeqCst);
+        }
+        fn release(&self, bytes: u64) {
+            self.0.fetch_sub(bytes, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    /// The budget counts exactly what the assignment says it holds, inputs and bitmaps
+    /// included, and gets every byte back when it drops; progress comes every step.
+    #[test]
+    fn the_budget_counts_the_whole_assignment() {
+        use crate::demo::{BitDecomposition, MimcLike};
+        use std::sync::atomic::Ordering;
+        use std::sync::Mutex;
+        let log = 17;
+        for dense in [false, true] {
+            let budget = Arc::new(Recorder::default());
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let progress: SynthesisProgress = {
+                let seen = Arc::clone(&seen);
+                Arc::new(move |done| seen.lock().unwrap().push(done))
+            };
+            let options = SynthesisOptions {
+                capacity: Capacity {
+                    constraints: 1 << log,
+                    aux: 1 << log,
+                },
+                budget: Some(budget.clone()),
+                progress: Some(progress),
+                ..SynthesisOptions::default()
+            };
+            let cs = match dense {
+                true => ProvingAssignment::synthesize_with(
+                    MimcLike::<Fr>::filling_domain(log, Some(Fr::from(2u64))),
+                    &options,
+                ),
+                false => ProvingAssignment::synthesize_with(
+                    BitDecomposition::<Fr>::filling_domain(log, Some(2)),
+                    &options,
+                ),
+            }
+            .unwrap();
+            assert_eq!(
+                budget.0.load(Ordering::SeqCst),
+                cs.host_bytes(),
+                "dense {dense}"
+            );
+            let steps = cs.num_constraints() / PROGRESS_STEP;
+            let expected: Vec<usize> = (1..=steps).map(|k| k * PROGRESS_STEP).collect();
+            assert_eq!(*seen.lock().unwrap(), expected, "dense {dense}");
+            drop(cs);
+            assert_eq!(budget.0.load(Ordering::SeqCst), 0, "dense {dense}");
+        }
     }
 
     /// Coefficients other than 0 and 1 multiply; a zero one ignores even a variable that

@@ -279,7 +279,7 @@ mod tests {
         let aux = cs.aux_assignment();
         let booleans = aux
             .iter()
-            .filter(|v| **v == Fr::ZERO || **v == Fr::ONE)
+            .filter(|v| *v == Fr::ZERO || *v == Fr::ONE)
             .count();
         assert!(
             booleans >= aux.len() * 64 / 65,
@@ -308,7 +308,7 @@ mod tests {
             assert_eq!(inputs.len(), 2);
             assert_eq!(&cs.input_assignment()[1..], &inputs[..], "{blocks} blocks");
             let aux = cs.aux_assignment();
-            let bits = aux.iter().filter(|v| **v == Fr::ZERO || **v == Fr::ONE);
+            let bits = aux.iter().filter(|v| *v == Fr::ZERO || *v == Fr::ONE);
             assert!(bits.count() * 100 >= aux.len() * 99, "{blocks} blocks");
         }
         for log in [16, 17] {

@@ -27,7 +27,9 @@ pub use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, Namespace, SynthesisError, Variable,
 };
 
-pub use assignment::{Capacity, ProvingAssignment, Unsatisfied};
+pub use assignment::{
+    Capacity, ProvingAssignment, SynthesisOptions, SynthesisProgress, Unsatisfied, PROGRESS_STEP,
+};
 pub use error::Groth16Error;
 pub use generator::{
     generate_benchmark_parameters, generate_parameters, generate_random_parameters, CircuitShape,
@@ -38,7 +40,9 @@ pub use params::{Parameters, Proof, VerifyingKey};
 pub use prover::{
     b_g2_msm, compute_h, create_proof, create_random_proof, create_random_proof_batch,
     prove_assignment, prove_assignment_with, HMode, PhaseTimes, ProofReport, ProverConfig,
+    DECODE_BATCH,
 };
+pub use sluice_backend::{CompactVec, Storage};
 pub use source::{
     Bases, G1Query, HostParameters, MappedParameters, ParameterSource, QueryLengths,
     ResidentParameters,

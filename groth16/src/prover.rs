@@ -10,7 +10,8 @@ use ff::Field;
 use rand_core::RngCore;
 use rayon::prelude::*;
 use sluice_backend::{
-    BackendError, ComputeBackend, Density, FrVec, MemoryKind, MemoryReport, MemoryTracker, Scalars,
+    Allocation, BackendError, CompactVec, ComputeBackend, Density, MemoryKind, MemoryReport,
+    MemoryTracker, Scalars,
 };
 use sluice_field::{Fr, FrCompatible, G1Projective, G2Projective};
 
@@ -55,15 +56,62 @@ pub struct ProverConfig {
     pub msm_batch_len: Option<usize>,
 }
 
+/// Most compact scalars decoded on the host for one MSM: the host's transient when an MSM
+/// reads a compact vector from the host (32 MiB), which planners count.
+pub const DECODE_BATCH: usize = 1 << 20;
+
+/// Scalars an MSM reads from the host: a slice, or a compact vector decoded a batch at a
+/// time (so no full-size vector is made for it).
+#[derive(Clone, Copy)]
+enum HostScalars<'a> {
+    Slice(&'a [Fr]),
+    Compact(&'a CompactVec),
+}
+
+impl HostScalars<'_> {
+    fn len(&self) -> usize {
+        match self {
+            HostScalars::Slice(s) => s.len(),
+            HostScalars::Compact(c) => c.len(),
+        }
+    }
+
+    /// The scalars `range`, borrowed where they are stored as elements.
+    fn range(&self, range: Range<usize>) -> Cow<'_, [Fr]> {
+        match self {
+            HostScalars::Slice(s) => Cow::Borrowed(&s[range]),
+            HostScalars::Compact(c) => match c.as_raw() {
+                Some(raw) => Cow::Borrowed(&raw[range]),
+                None => {
+                    let mut out = vec![Fr::ZERO; range.len()];
+                    c.decode_into(range.start, &mut out);
+                    Cow::Owned(out)
+                }
+            },
+        }
+    }
+
+    /// The most scalars per MSM: `asked`, and at most [`DECODE_BATCH`] of codes.
+    fn batch(&self, asked: Option<usize>) -> Option<usize> {
+        match self {
+            HostScalars::Compact(c) if !c.is_raw() => {
+                Some(asked.map_or(DECODE_BATCH, |b| b.min(DECODE_BATCH)))
+            }
+            _ => asked,
+        }
+    }
+}
+
 /// `sum_i scalars[i] · base` over the scalars `density` keeps (all without one), paired in
 /// order with a query's bases from `skip`, in MSMs of at most `batch` scalars (one MSM
-/// without). `bases_for(range)` gives bases holding points `range` of the query and where
-/// `range.start` lies in them; `msm` is the backend's MSM of the group.
+/// without; compact scalars in batches of at most [`DECODE_BATCH`]). `bases_for(range)`
+/// gives bases holding points `range` of the query and where `range.start` lies in them;
+/// `msm` is the backend's MSM of the group.
 ///
 /// # Security
 /// Variable time, as [`ComputeBackend::msm_g1_vartime`].
 fn msm_batched_vartime<'p, T: 'p, G: group::Group>(
-    scalars: &[Fr],
+    scalars: HostScalars<'_>,
     density: Option<&Density>,
     skip: usize,
     batch: Option<usize>,
@@ -74,7 +122,7 @@ fn msm_batched_vartime<'p, T: 'p, G: group::Group>(
     if let Some(d) = density {
         sluice_backend::check_len("msm scalars (density length)", d.len(), n)?;
     }
-    let len = batch.unwrap_or(n).max(1);
+    let len = scalars.batch(batch).unwrap_or(n).max(1);
     let mut acc = G::identity();
     let mut base = skip;
     let mut s0 = 0;
@@ -87,7 +135,7 @@ fn msm_batched_vartime<'p, T: 'p, G: group::Group>(
         let used = sub.as_deref().map_or(s1 - s0, Density::count_ones);
         if used > 0 {
             let (bases, at) = bases_for(base..base + used)?;
-            acc += msm(&bases, at, &scalars[s0..s1], sub.as_deref())?;
+            acc += msm(&bases, at, &scalars.range(s0..s1), sub.as_deref())?;
             base += used;
         }
         s0 = s1;
@@ -229,7 +277,45 @@ pub fn compute_h<B: ComputeBackend>(
     b: HostVector,
     n: usize,
 ) -> Result<B::FrBuffer, Groth16Error> {
+    let (a, b) = (HostInput::Full(a), HostInput::Full(b));
     compute_h_then(backend, a, b, n, || Ok(())).map(|(h, ())| h)
+}
+
+/// An evaluation vector H reads from the host: whole, or compact (its host bytes counted
+/// in a tracker while it lives).
+pub(crate) enum HostInput {
+    Full(HostVector),
+    Compact {
+        values: CompactVec,
+        _counted: Allocation,
+    },
+}
+
+impl HostInput {
+    /// `values` compact, counted in `tracker` as `what`.
+    fn compact(
+        tracker: &MemoryTracker,
+        what: &str,
+        values: CompactVec,
+    ) -> Result<Self, BackendError> {
+        let _counted = tracker.allocate(MemoryKind::Host, what, values.host_bytes())?;
+        Ok(HostInput::Compact { values, _counted })
+    }
+
+    /// A buffer of `n` scalars holding the values, then zeros.
+    fn upload<B: ComputeBackend>(
+        &self,
+        backend: &B,
+        name: &str,
+        n: usize,
+    ) -> Result<B::FrBuffer, BackendError> {
+        match self {
+            HostInput::Full(v) => backend.upload_fr_padded(name, v, n),
+            HostInput::Compact { values, .. } => {
+                sluice_backend::compact::upload(backend, name, values, n)
+            }
+        }
+    }
 }
 
 /// [`compute_h`], running `queued` once all of H's device work is queued, before the
@@ -239,18 +325,18 @@ pub fn compute_h<B: ComputeBackend>(
 /// vectors, plus what `queued` adds).
 pub(crate) fn compute_h_then<B: ComputeBackend, T>(
     backend: &B,
-    a: HostVector,
-    b: HostVector,
+    a: HostInput,
+    b: HostInput,
     n: usize,
     queued: impl FnOnce() -> Result<T, Groth16Error>,
 ) -> Result<(B::FrBuffer, T), Groth16Error> {
-    let mut a_buf = backend.upload_fr_padded("a", &a, n)?;
+    let mut a_buf = a.upload(backend, "a", n)?;
     let (b_buf, c_buf) = if backend.queues_work() {
         // c = a b pointwise, from a copy of a made on the device (not a third upload).
         let mut c_buf = backend.copy_fr("c", &a_buf)?;
         backend.domain_to_coset(&mut a_buf)?;
         drop(a);
-        let mut b_buf = backend.upload_fr_padded("b", &b, n)?;
+        let mut b_buf = b.upload(backend, "b", n)?;
         backend.mul_assign(&mut c_buf, &b_buf)?;
         for buf in [&mut b_buf, &mut c_buf] {
             backend.domain_to_coset(buf)?;
@@ -260,7 +346,7 @@ pub(crate) fn compute_h_then<B: ComputeBackend, T>(
         (b_buf, c_buf)
     } else {
         drop(a);
-        let mut b_buf = backend.upload_fr_padded("b", &b, n)?;
+        let mut b_buf = b.upload(backend, "b", n)?;
         drop(b);
         let mut c_buf = backend.copy_fr("c", &a_buf)?;
         backend.mul_assign(&mut c_buf, &b_buf)?;
@@ -347,14 +433,14 @@ fn b_g2_msm_batched<'p, B: ComputeBackend + 'p>(
     };
     let b_inputs_used = cs.b_input_density().count_ones();
     Ok(msm_batched_vartime(
-        cs.input_assignment(),
+        HostScalars::Slice(cs.input_assignment()),
         Some(cs.b_input_density()),
         0,
         batch,
         &mut bases_for,
         msm,
     )? + msm_batched_vartime(
-        cs.aux_assignment(),
+        HostScalars::Compact(cs.aux_assignment()),
         Some(cs.b_aux_density()),
         b_inputs_used,
         batch,
@@ -397,7 +483,7 @@ where
     let device_baseline_bytes = tracker.current(MemoryKind::Device);
 
     let batch = config.msm_batch_len;
-    let g1 = |query, skip, scalars: &[Fr], density, batch| {
+    let g1 = |query, skip, scalars: HostScalars<'_>, density, batch| {
         msm_batched_vartime(
             scalars,
             density,
@@ -408,7 +494,8 @@ where
         )
     };
     // h's MSM over its first n - 1 coefficients (the top one is zero) from the host.
-    let h_from_host = |h: &[Fr], batch| g1(G1Query::H, 0, &h[..n - 1], None, batch);
+    let h_from_host =
+        |h: &[Fr], batch| g1(G1Query::H, 0, HostScalars::Slice(&h[..n - 1]), None, batch);
     // h left on the device: one MSM there, or read back for batches.
     let h_on_device = |h_buf: B::FrBuffer| -> Result<G1Projective, Groth16Error> {
         if batch.is_none() {
@@ -431,7 +518,12 @@ where
     let aux = cs.aux_assignment();
     let upload_aux = || -> Result<Option<B::FrBuffer>, Groth16Error> {
         match aux.len() <= n && !aux.is_empty() {
-            true => Ok(Some(backend.upload_fr("aux", aux)?)),
+            true => Ok(Some(sluice_backend::compact::upload(
+                backend,
+                "aux",
+                aux,
+                aux.len(),
+            )?)),
             false => Ok(None),
         }
     };
@@ -439,8 +531,8 @@ where
     let mut early_aux = None;
     let h = match config.h_mode {
         HMode::InMemory => {
-            let a = HostVector::track(host_tracker, "a", a)?;
-            let b = HostVector::track(host_tracker, "b", b)?;
+            let a = HostInput::compact(host_tracker, "a", a)?;
+            let b = HostInput::compact(host_tracker, "b", b)?;
             // With queued work, the upload (BENCHMARKS.md#partition) runs while H's transforms
             // and h's MSM do, not after h's MSM with the device idle. It goes up from its
             // own thread, so this one releases H's buffers and queues h's MSM meanwhile (a
@@ -467,9 +559,11 @@ where
             device_budget_bytes,
         } => {
             let plan = StreamingPlan::new(n, device_budget_bytes)?;
-            let pad = |mut v: FrVec, what| {
-                v.resize(n, Fr::ZERO);
-                HostVector::track(host_tracker, what, v)
+            // Streaming H works in host memory: the values whole, zero-padded to n.
+            let pad = |v: CompactVec, what| -> Result<HostVector, Groth16Error> {
+                let mut whole = HostVector::zeroed(host_tracker, what, n)?;
+                v.decode_into(0, &mut whole[..v.len()]);
+                Ok(whole)
             };
             let (a, b) = (pad(a, "a")?, pad(b, "b")?);
             if plan.holds_two_vectors() {
@@ -499,17 +593,22 @@ where
             let bases = params.g1_bases(backend, query)?;
             Ok(backend.msm_g1_vartime(&bases, skip, Scalars::Buffer(buf), density)?)
         }
-        None => g1(query, skip, aux, density, batch),
+        None => g1(query, skip, HostScalars::Compact(aux), density, batch),
     };
     let l = g1_aux(G1Query::L, 0, None)?;
     phases.l = lap();
     // Inputs are all used in A (the input constraints).
-    let a = g1(G1Query::A, 0, inputs, None, batch)?
+    let a = g1(G1Query::A, 0, HostScalars::Slice(inputs), None, batch)?
         + g1_aux(G1Query::A, inputs.len(), Some(cs.a_aux_density()))?;
     phases.a = lap();
     let b_inputs_used = cs.b_input_density().count_ones();
-    let b_g1 = g1(G1Query::BG1, 0, inputs, Some(cs.b_input_density()), batch)?
-        + g1_aux(G1Query::BG1, b_inputs_used, Some(cs.b_aux_density()))?;
+    let b_g1 = g1(
+        G1Query::BG1,
+        0,
+        HostScalars::Slice(inputs),
+        Some(cs.b_input_density()),
+        batch,
+    )? + g1_aux(G1Query::BG1, b_inputs_used, Some(cs.b_aux_density()))?;
     phases.b_g1 = lap();
     let b_g2 = match (b_g2, &aux_buf) {
         (Some(b_g2), _) => b_g2,
@@ -638,7 +737,7 @@ mod tests {
     use sluice_backend_cpu::{CpuBackend, CpuBases};
 
     /// Batches of every size, with and without a density and a skip, and with the bases
-    /// of each batch uploaded alone, give the one-call sum.
+    /// of each batch uploaded alone (from compact scalars), give the one-call sum.
     #[test]
     fn batched_msms_equal_the_naive_sum() {
         let seed = 74;
@@ -648,7 +747,15 @@ mod tests {
             .map(|_| (G1Projective::generator() * Fr::random(&mut rng)).to_affine())
             .collect();
         let resident = backend.upload_g1_bases("q", &points).unwrap();
-        let scalars: Vec<Fr> = (0..37).map(|_| Fr::random(&mut rng)).collect();
+        // Small values among them, so the compact copy has codes and exceptions.
+        let scalars: Vec<Fr> = (0..37)
+            .map(|i| match i % 3 {
+                0 => Fr::random(&mut rng),
+                _ => Fr::from(i as u64 % 5),
+            })
+            .collect();
+        let compact = CompactVec::from(&scalars[..]);
+        assert!(!compact.is_raw() && compact.exceptions() > 0);
         let density: Density = (0..37).map(|i| i % 3 != 1).collect();
         let skip = 4;
         for masked in [false, true] {
@@ -668,7 +775,7 @@ mod tests {
             };
             for batch in [None, Some(1), Some(5), Some(16), Some(37), Some(64)] {
                 let whole = msm_batched_vartime(
-                    &scalars,
+                    HostScalars::Slice(&scalars),
                     d,
                     skip,
                     batch,
@@ -681,7 +788,7 @@ mod tests {
                     "seed {seed}, batch {batch:?}, masked {masked}"
                 );
                 let per_batch = msm_batched_vartime(
-                    &scalars,
+                    HostScalars::Compact(&compact),
                     d,
                     skip,
                     batch,
@@ -700,7 +807,7 @@ mod tests {
         }
         let short: Density = (0..36).map(|_| true).collect();
         assert!(msm_batched_vartime(
-            &scalars,
+            HostScalars::Slice(&scalars),
             Some(&short),
             0,
             None,

@@ -84,9 +84,10 @@ fn streaming_proofs_verify_equal_in_memory_ones_and_respect_residency_bounds() {
                 "same r, s: the same proof, seed {seed}, 2^{log_n}"
             );
         }
-        // A waiting partition holds a and b; each is freed once uploaded.
+        // A waiting partition holds a and b (their page tables aside: a few hundred bytes);
+        // each is freed once uploaded.
         assert!(
-            report.host_peak_vectors() <= 2.0,
+            report.host_peak_vectors() <= 2.05,
             "seed {seed}, 2^{log_n}: {report:?}"
         );
         assert!(report.device_working_set_vectors() >= 3.0, "{report:?}");
@@ -101,9 +102,10 @@ fn a_synthesized_partition_holds_two_vectors_and_its_witness() {
     let witness = (cs.input_assignment().len().next_power_of_two().max(4)
         + cs.aux_assignment().len().next_power_of_two()) as u64
         * 32;
+    // Dense values: raw pages, plus their page tables and the density bitmaps.
     let bytes = cs.host_bytes();
     assert!(
-        bytes >= 2 * n * 32 + witness && bytes <= 2 * n * 32 + witness + 1024,
+        bytes >= 2 * n * 32 + witness && bytes <= 2 * n * 32 + witness + 2048,
         "{bytes}"
     );
 }

@@ -164,6 +164,7 @@ impl HostPool {
     }
 
     /// Bytes held now by all partitions.
+    #[cfg(test)]
     pub(crate) fn held(&self) -> u64 {
         lock(&self.state).held
     }
@@ -205,6 +206,7 @@ impl PartitionBudget {
     }
 
     /// Bytes this partition holds now.
+    #[cfg(test)]
     pub(crate) fn held(&self) -> u64 {
         self.held.load(Ordering::SeqCst)
     }

@@ -18,8 +18,6 @@
 //! keeps serving other proofs; every partition is accounted for (proved, failed, or
 //! cancelled because its proof already failed).
 
-// Wired into the synthesis workers with the compact assignment.
-#[allow(dead_code)]
 mod budget;
 mod config;
 mod pipeline;

@@ -9,14 +9,16 @@ use std::time::{Duration, Instant};
 
 use ff::Field;
 use rand_core::RngCore;
-use sluice_backend::{Allocation, ComputeBackend, MemoryKind, MemoryTracker, MsmGroup};
+use sluice_backend::{Allocation, ComputeBackend, HostBudget, MemoryKind, MemoryTracker, MsmGroup};
 use sluice_backend_cpu::{CpuBackend, CpuBases};
 use sluice_field::{Fr, FrCompatible, G2Affine, G2Projective};
 use sluice_groth16::{
-    b_g2_msm, prove_assignment_with, Circuit, Groth16Error, HostParameters, Proof, ProofReport,
-    ProverConfig, ProvingAssignment, QueryLengths, ResidentParameters, VerifyingKey,
+    b_g2_msm, prove_assignment_with, Capacity, Circuit, Groth16Error, HostParameters, Proof,
+    ProofReport, ProverConfig, ProvingAssignment, QueryLengths, ResidentParameters,
+    SynthesisOptions, VerifyingKey, DECODE_BATCH,
 };
 
+use crate::budget::{HostPool, PartitionBudget};
 use crate::planner::{MemoryPlan, PartitionFootprint, PlanInput};
 use crate::{machine_host_available_bytes, PipelineConfig, PipelineError};
 
@@ -25,56 +27,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// A host budget partitions reserve from before their synthesis starts; a reservation
-/// that does not fit waits until another partition releases its bytes.
-struct Budget {
-    tracker: MemoryTracker,
-    lock: Mutex<()>,
-    freed: Condvar,
-}
-
-/// Bytes reserved in a [`Budget`], released (and waiters woken) on drop.
-struct Reservation {
-    allocation: Option<Allocation>,
-    budget: Arc<Budget>,
-}
-
-impl Budget {
-    fn reserve(self: &Arc<Self>, what: &str, bytes: u64) -> Reservation {
-        let mut guard = lock(&self.lock);
-        loop {
-            // The planner made one partition fit the limit, so this ends once others
-            // release their bytes; the timeout only bounds a missed wake-up.
-            if let Ok(a) = self.tracker.allocate(MemoryKind::Host, what, bytes) {
-                return Reservation {
-                    allocation: Some(a),
-                    budget: Arc::clone(self),
-                };
-            }
-            guard = self
-                .freed
-                .wait_timeout(guard, Duration::from_millis(100))
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
-    }
-}
-
-impl Drop for Reservation {
-    fn drop(&mut self) {
-        let _guard = lock(&self.budget.lock);
-        self.allocation.take();
-        self.budget.freed.notify_all();
-    }
-}
-
 /// What one partition held and took, as its proof measured it.
 #[derive(Clone, Copy, Debug)]
 pub struct PartitionReport {
     /// The prover's report: the partition's own host peak (a, b and streaming
     /// intermediates, in a tracker of its own) and the device tracker's figures.
     pub proof: ProofReport,
-    /// Host bytes of the synthesized partition (a, b, witness) while it waited.
+    /// Host bytes of the synthesized partition (a, b, witness and bitmaps) while it
+    /// waited for its device.
     pub held_host_bytes: u64,
     /// Time from the start of synthesis to the end of device work.
     pub latency: Duration,
@@ -167,7 +127,8 @@ impl ProofHandle {
     }
 }
 
-type Synthesize = Box<dyn FnOnce() -> Result<ProvingAssignment, Groth16Error> + Send>;
+type Synthesize =
+    Box<dyn FnOnce(&SynthesisOptions) -> Result<ProvingAssignment, Groth16Error> + Send>;
 
 /// A partition waiting for synthesis.
 struct Job {
@@ -186,8 +147,11 @@ struct Ready {
     r: Fr,
     s: Fr,
     b_g2: Option<G2Projective>,
+    /// Its bytes while it waits for a device.
     held: Allocation,
-    _reservation: Reservation,
+    /// The partition's share of the host budget: its vectors give their bytes back as
+    /// they drop.
+    budget: Arc<PartitionBudget>,
     started: Instant,
 }
 
@@ -204,10 +168,16 @@ pub struct PipelineStats {
     pub elapsed: Duration,
     /// Per device, the time spent in device work (proving a partition).
     pub device_busy: Vec<Duration>,
-    /// Peak host bytes tracked for partitions (reservations), never above the host budget.
+    /// Peak host bytes all partitions held together, as the host budget counted them as
+    /// they were allocated: never above the budget less the fixed bytes.
     pub host_reserved_peak: u64,
-    /// Peak host bytes measured for synthesized partitions (a, b, witness).
+    /// Peak host bytes held by synthesized partitions waiting for a device (a, b, witness
+    /// and bitmaps).
     pub host_held_peak: u64,
+    /// Peak partitions held at once (synthesizing, waiting or in device work).
+    pub partitions_peak: usize,
+    /// Peak partitions synthesizing at once: the workers the host budget admitted.
+    pub synthesizing_peak: usize,
 }
 
 impl PipelineStats {
@@ -231,7 +201,7 @@ pub struct Pipeline {
     plan: MemoryPlan,
     vk: VerifyingKey,
     domain_size: usize,
-    budget: Arc<Budget>,
+    pool: Arc<HostPool>,
     held: MemoryTracker,
     stats: Arc<Stats>,
 }
@@ -252,18 +222,21 @@ impl Pipeline {
         let Some(first) = backends.first() else {
             return Err(PipelineError::NoDevices);
         };
-        let device_budget = match config.device_budget_bytes {
-            Some(b) => b,
-            None => {
-                let info = first.memory_info()?;
-                config.less_headroom(info.free_bytes.unwrap_or(info.total_bytes))
-            }
-        };
         let host_budget = match config.host_budget_bytes {
             Some(b) => b,
             None => config.less_headroom(
                 machine_host_available_bytes().ok_or(PipelineError::UnknownHostMemory)?,
             ),
+        };
+        let device_memory_is_host = device_memory_is_host(first);
+        let device_budget = match config.device_budget_bytes {
+            Some(b) => b,
+            // The same RAM as the host budget, which the plan then draws it from.
+            None if device_memory_is_host => host_budget,
+            None => {
+                let info = first.memory_info()?;
+                config.less_headroom(info.free_bytes.unwrap_or(info.total_bytes))
+            }
         };
         let mut resident = Vec::with_capacity(backends.len());
         let mut params_device_bytes = 0;
@@ -293,6 +266,12 @@ impl Pipeline {
             params_device_bytes,
             devices: backends.len(),
             h_mode: config.h_mode,
+            device_memory_is_host,
+            // The CPU b_g2 MSM decodes compact scalars a batch at a time.
+            partition_extra_host_bytes: match cpu_g2 {
+                Some(_) => decode_bytes(&params.query_lengths()),
+                None => 0,
+            },
             msm_scratch_bytes: msm_scratch_bytes(first, &params.query_lengths(), cpu_g2.is_none()),
         })?;
         log::info!("pipeline plan: {plan:?}");
@@ -304,14 +283,11 @@ impl Pipeline {
             t.set_limit(MemoryKind::Device, Some(limit));
         }
 
-        let budget = Arc::new(Budget {
-            tracker: MemoryTracker::new(
-                Some(host_budget.saturating_sub(plan.fixed_host_bytes)),
-                None,
-            ),
-            lock: Mutex::new(()),
-            freed: Condvar::new(),
-        });
+        let pool = HostPool::new(
+            host_budget.saturating_sub(plan.fixed_host_bytes),
+            plan.partition_host_bytes,
+        );
+        let capacity = Capacity::for_queries(&params.query_lengths());
         let held = MemoryTracker::default();
         let stats = Arc::new(Stats {
             started: Instant::now(),
@@ -326,9 +302,10 @@ impl Pipeline {
             let worker = SynthesisWorker {
                 jobs: Arc::clone(&job_rx),
                 ready: ready_tx.clone(),
-                budget: Arc::clone(&budget),
+                pool: Arc::clone(&pool),
                 held: held.clone(),
-                partition_bytes: plan.partition_host_bytes,
+                capacity,
+                decode_bytes: decode_bytes(&params.query_lengths()),
                 cpu_g2: cpu_g2.clone(),
             };
             threads.push(spawn(format!("sluice-synth-{w}"), move || worker.run())?);
@@ -356,7 +333,7 @@ impl Pipeline {
             plan,
             vk: params.vk().clone(),
             domain_size: footprint.domain_size,
-            budget,
+            pool,
             held,
             stats,
         })
@@ -399,9 +376,9 @@ impl Pipeline {
             let job = Job {
                 proof: Arc::clone(&state),
                 index,
-                // Not synthesize_with_capacity: its prefaulted vectors exist next to the
-                // growing ones for a while, beyond the footprint the planner reserves.
-                synthesize: Box::new(move || ProvingAssignment::synthesize(circuit)),
+                synthesize: Box::new(move |options| {
+                    ProvingAssignment::synthesize_with(circuit, options)
+                }),
                 r: Fr::random(&mut *rng),
                 s: Fr::random(&mut *rng),
             };
@@ -415,11 +392,14 @@ impl Pipeline {
 
     /// Throughput and memory figures so far.
     pub fn stats(&self) -> PipelineStats {
+        let pool = self.pool.figures();
         PipelineStats {
             elapsed: self.stats.started.elapsed(),
             device_busy: self.stats.busy.iter().map(|b| *lock(b)).collect(),
-            host_reserved_peak: self.budget.tracker.peak(MemoryKind::Host),
+            host_reserved_peak: pool.held_peak,
             host_held_peak: self.held.peak(MemoryKind::Host),
+            partitions_peak: pool.partitions_peak,
+            synthesizing_peak: pool.synthesizing_peak,
         }
     }
 
@@ -439,6 +419,17 @@ impl Drop for Pipeline {
             }
         }
     }
+}
+
+/// The host bytes of scalars an MSM over the witness decodes at once (see [`DECODE_BATCH`]).
+fn decode_bytes(lengths: &QueryLengths) -> u64 {
+    DECODE_BATCH.min(lengths.l) as u64 * 32
+}
+
+/// Whether `backend` computes in host memory (the CPU backend, a CPU OpenCL device), so that
+/// its "device" budget is host memory too.
+fn device_memory_is_host<B: ComputeBackend>(backend: &B) -> bool {
+    !backend.is_accelerator()
 }
 
 /// The scratch of a partition's largest MSM on `backend` (b_g2's too when it runs there).
@@ -469,9 +460,12 @@ fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<(
 struct SynthesisWorker {
     jobs: Arc<Mutex<Receiver<Job>>>,
     ready: SyncSender<Ready>,
-    budget: Arc<Budget>,
+    pool: Arc<HostPool>,
     held: MemoryTracker,
-    partition_bytes: u64,
+    /// The partitions' shape, from the parameters.
+    capacity: Capacity,
+    /// Host bytes the CPU b_g2 MSM decodes scalars into.
+    decode_bytes: u64,
     cpu_g2: Option<CpuG2>,
 }
 
@@ -486,10 +480,9 @@ impl SynthesisWorker {
                 job.proof.cancel(job.index);
                 continue;
             }
-            let what = format!("partition {}", job.index);
-            let reservation = self.budget.reserve(&what, self.partition_bytes);
+            let budget = self.pool.admit();
             let started = Instant::now();
-            match self.synthesize(job.synthesize, job.index) {
+            match self.synthesize(job.synthesize, &budget, job.index) {
                 Ok((cs, held, b_g2)) => {
                     let ready = Ready {
                         proof: job.proof,
@@ -499,7 +492,7 @@ impl SynthesisWorker {
                         s: job.s,
                         b_g2,
                         held,
-                        _reservation: reservation,
+                        budget,
                         started,
                     };
                     if let Err(back) = self.ready.send(ready) {
@@ -513,14 +506,24 @@ impl SynthesisWorker {
         }
     }
 
-    /// Synthesizes, counts what the partition holds, and runs the CPU b_g2 MSM.
+    /// Synthesizes into `budget` (waiting while the host budget is full), runs the CPU
+    /// b_g2 MSM, and counts what the partition holds.
     fn synthesize(
         &self,
         synthesize: Synthesize,
+        budget: &Arc<PartitionBudget>,
         index: usize,
     ) -> Result<(ProvingAssignment, Allocation, Option<G2Projective>), PipelineError> {
         let fail = |source| PipelineError::Partition { index, source };
-        let cs = match catch_unwind(AssertUnwindSafe(synthesize)) {
+        let total = self.capacity.constraints;
+        let progress = Arc::clone(budget);
+        let options = SynthesisOptions {
+            capacity: self.capacity,
+            budget: Some(Arc::clone(budget) as Arc<dyn HostBudget>),
+            progress: Some(Arc::new(move |done| progress.progress(done, total))),
+            ..SynthesisOptions::default()
+        };
+        let cs = match catch_unwind(AssertUnwindSafe(|| synthesize(&options))) {
             Ok(cs) => cs.map_err(fail)?,
             Err(panic) => {
                 let message = panic
@@ -531,21 +534,28 @@ impl SynthesisWorker {
                 return Err(PipelineError::PartitionPanicked { index, message });
             }
         };
+        // Still counted as synthesizing, so the MSM's decoded scalars draw on the budget
+        // as the oldest partition may (see crate::budget).
+        let b_g2 = match &self.cpu_g2 {
+            Some(g2) => {
+                let decoded = self.decode_bytes;
+                budget.acquire(decoded);
+                let msm = b_g2_msm(&cs, &g2.0, &g2.1);
+                budget.release(decoded);
+                Some(msm.map_err(fail)?)
+            }
+            None => None,
+        };
+        budget.synthesized();
         let bytes = cs.host_bytes();
-        if bytes > self.partition_bytes {
-            log::warn!(
-                "partition {index} holds {bytes} host bytes, more than the {} planned",
-                self.partition_bytes
-            );
-        }
+        log::debug!(
+            "partition {index} synthesized: {} constraints, {bytes} host bytes",
+            cs.num_constraints()
+        );
         let held = self
             .held
             .allocate(MemoryKind::Host, "synthesized partition", bytes)
             .map_err(|e| fail(e.into()))?;
-        let b_g2 = match &self.cpu_g2 {
-            Some(g2) => Some(b_g2_msm(&cs, &g2.0, &g2.1).map_err(fail)?),
-            None => None,
-        };
         Ok((cs, held, b_g2))
     }
 }
@@ -607,6 +617,8 @@ impl<B: ComputeBackend> DeviceWorker<B> {
                 ..self.config.clone()
             };
             let held_host_bytes = ready.held.bytes();
+            // No longer waiting: the budget counts what the proof still holds.
+            drop(ready.held);
             let result = prove_assignment_with(
                 ready.cs,
                 &*self.params,
@@ -631,8 +643,7 @@ impl<B: ComputeBackend> DeviceWorker<B> {
                 })
                 .map_err(|source| PipelineError::Partition { index, source });
             // Free the partition's bytes before telling the waiter.
-            drop(ready.held);
-            drop(ready._reservation);
+            drop(ready.budget);
             ready.proof.finish(index, outcome);
         }
     }

@@ -1,27 +1,27 @@
 //! The memory planner: how many partitions fit in the host budget, and how H runs in the
 //! device budget.
 
-use sluice_groth16::{HMode, QueryLengths, StreamingPlan};
+use sluice_groth16::{Capacity, HMode, ProvingAssignment, QueryLengths, StreamingPlan};
 
 use crate::PipelineError;
 
 const FR_BYTES: u64 = 32;
 
-/// The capacity a `Vec` grown by pushes reaches for `len` elements: a power of two (at
-/// least 4), which is what the host really holds.
-fn pushed_capacity(len: usize) -> u64 {
-    len.max(4).next_power_of_two() as u64
-}
-
 /// What one partition holds, from the circuit's shape (the parameters' query lengths).
+///
+/// Host figures are worst cases: a partition stores a, b and its witness compactly
+/// ([`sluice_backend::compact`]), so what it really holds depends on its values (about a
+/// tenth of a vector for a boolean-heavy circuit, three vectors for a dense one) and is
+/// counted as it is written ([`Pipeline`](crate::Pipeline)'s host budget); the worst case is
+/// what the budget keeps in reserve so that synthesis always progresses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PartitionFootprint {
     /// The NTT domain size n.
     pub domain_size: usize,
-    /// Host bytes of the a and b evaluation vectors (2 × n × 32 at most: their pushed
-    /// capacity never exceeds n).
+    /// The most host bytes a and b hold (about 2 × n × 32: dense values stored raw).
     pub ab_bytes: u64,
-    /// Host bytes of the witness (input and auxiliary assignments) and the density bitmaps.
+    /// The most host bytes the witness (input and auxiliary assignments) and the density
+    /// bitmaps hold.
     pub witness_bytes: u64,
     /// Device bytes of an in-memory H computation and its MSMs: 4 vectors (a, b and c, and
     /// one for MSM temporaries).
@@ -33,21 +33,23 @@ impl PartitionFootprint {
     /// (the constant one included: `vk.ic.len()`).
     pub fn new(lengths: &QueryLengths, num_inputs: usize) -> Self {
         let n = lengths.h + 1;
-        let aux = lengths.l;
-        // Three bitmaps (A aux, B aux, B inputs) in 64-bit words.
-        let bitmaps =
-            (2 * pushed_capacity(aux).div_ceil(64) + pushed_capacity(num_inputs).div_ceil(64)) * 8;
+        let capacity = Capacity::for_queries(lengths);
+        let ab_only = Capacity {
+            constraints: capacity.constraints,
+            aux: 0,
+        };
+        let ab_bytes = ProvingAssignment::max_host_bytes(ab_only, 0);
         PartitionFootprint {
             domain_size: n,
-            ab_bytes: 2 * pushed_capacity(n).min(n as u64) * FR_BYTES,
-            witness_bytes: (pushed_capacity(aux) + pushed_capacity(num_inputs)) * FR_BYTES
-                + bitmaps,
+            ab_bytes,
+            witness_bytes: ProvingAssignment::max_host_bytes(capacity, num_inputs) - ab_bytes,
             in_memory_device_bytes: 4 * n as u64 * FR_BYTES,
         }
     }
 
-    /// Host bytes a partition holds from synthesis until its device work ends.
-    pub fn host_bytes(&self) -> u64 {
+    /// The most host bytes a partition holds from synthesis until its device work ends,
+    /// whatever its values.
+    pub fn worst_case_host_bytes(&self) -> u64 {
         self.ab_bytes + self.witness_bytes
     }
 
@@ -92,6 +94,12 @@ pub struct PlanInput {
     pub devices: usize,
     /// The H mode asked for.
     pub h_mode: HModeChoice,
+    /// Whether the devices' memory is host memory (a CPU device, the CPU backend): their
+    /// parameters and partition working sets then come out of the host budget.
+    pub device_memory_is_host: bool,
+    /// Host bytes a partition may hold beyond its assignment while it is still counted as
+    /// synthesizing (the CPU b_g2 MSM's decoded scalars).
+    pub partition_extra_host_bytes: u64,
     /// The most device bytes one of the partition's MSMs allocates beyond its bases
     /// ([`ComputeBackend::msm_scratch_bytes`](sluice_backend::ComputeBackend::msm_scratch_bytes)
     /// of the largest query): reserved next to h, which stays on the device during its MSM
@@ -102,17 +110,22 @@ pub struct PlanInput {
 /// The planner's decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryPlan {
-    /// Partition workers asked for.
+    /// Partition workers asked for: the synthesis threads.
     pub asked_workers: usize,
-    /// Partition workers admitted: partitions held at once (synthesizing, waiting, or in
-    /// device work).
+    /// Synthesis threads started (the workers asked for, at least one). How many
+    /// partitions synthesize at once follows their real sizes in the host budget (see
+    /// [`Pipeline`](crate::Pipeline)).
     pub workers: usize,
+    /// Partitions of the worst case (dense values) the host budget holds at once: at
+    /// least one, which the budget keeps in reserve.
+    pub worst_case_partitions: usize,
     /// How H runs.
     pub h_mode: HMode,
-    /// Host bytes each partition holds.
+    /// The most host bytes one partition holds (its values unknown): the budget's reserve.
     pub partition_host_bytes: u64,
-    /// Host bytes held regardless of partitions: the fixed input plus, when streaming, one
-    /// streaming intermediate per device.
+    /// Host bytes held regardless of partitions: the fixed input; when streaming, one
+    /// streaming intermediate per device; and where device memory is host memory, the
+    /// resident parameters and each device's partition working set.
     pub fixed_host_bytes: u64,
     /// Device bytes of one partition's work, next to the resident parameters: the larger of
     /// H's working set (in memory, or the streaming budget) and its largest MSM's scratch
@@ -170,14 +183,15 @@ impl MemoryPlan {
             }
             HModeChoice::InMemory | HModeChoice::Auto => (HMode::InMemory, None),
         };
-        // H's device working set, the host bytes it adds, and whether h is a device vector
+        // H's device working set, the host bytes it adds per device (streaming works on a
+        // and b decoded whole, and its intermediates), and whether h is a device vector
         // during its MSM (all but a four-step H leave it there; the other MSMs come after h
         // is freed).
         let (h_device_bytes, streaming_host, h_on_device) = match plan {
             None => (fp.in_memory_device_bytes, 0, true),
             Some(p) => (
                 p.device_bytes(),
-                p.extra_host_bytes(),
+                2 * fp.vector_bytes() + p.extra_host_bytes(),
                 p.holds_two_vectors(),
             ),
         };
@@ -190,8 +204,16 @@ impl MemoryPlan {
                 device_left,
             ));
         }
-        let fixed_host_bytes = input.fixed_host_bytes + streaming_host * input.devices as u64;
-        let per = fp.host_bytes();
+        let devices = input.devices as u64;
+        // A device in host memory draws on the host budget: counting its memory apart
+        // would count the same RAM twice.
+        let device_in_host = match input.device_memory_is_host {
+            true => input.params_device_bytes + devices * partition_device_bytes,
+            false => 0,
+        };
+        // Streaming H decodes a and b into whole host vectors on each device's thread.
+        let fixed_host_bytes = input.fixed_host_bytes + streaming_host * devices + device_in_host;
+        let per = fp.worst_case_host_bytes() + input.partition_extra_host_bytes;
         let fit = input.host_budget.saturating_sub(fixed_host_bytes) / per.max(1);
         if fit == 0 {
             return Err(PipelineError::HostBudgetTooSmall {
@@ -200,22 +222,21 @@ impl MemoryPlan {
                 partition: per,
             });
         }
-        let asked = input.asked_workers.max(1);
-        let workers = asked.min(usize::try_from(fit).unwrap_or(usize::MAX));
-        if workers < input.asked_workers {
-            log::warn!(
-                "asked for {asked} partition workers, {workers} fit: each partition holds \
-                 {per} host bytes ({:.2} vectors of a and b, {} bytes of witness) and the \
-                 host budget of {} bytes less {fixed_host_bytes} fixed bytes holds {fit}; \
-                 running {workers} (slower, not OOM-killed)",
-                fp.ab_bytes as f64 / fp.vector_bytes() as f64,
-                fp.witness_bytes,
+        let workers = input.asked_workers.max(1);
+        let worst_case_partitions = usize::try_from(fit).unwrap_or(usize::MAX);
+        if worst_case_partitions < workers {
+            log::info!(
+                "the host budget of {} bytes less {fixed_host_bytes} fixed holds \
+                 {worst_case_partitions} worst-case partitions of {per} bytes ({:.2} vectors) for \
+                 {workers} workers: partitions are admitted by the sizes they really reach",
                 input.host_budget,
+                per as f64 / fp.vector_bytes() as f64,
             );
         }
         Ok(MemoryPlan {
             asked_workers: input.asked_workers,
             workers,
+            worst_case_partitions,
             h_mode,
             partition_host_bytes: per,
             fixed_host_bytes,
@@ -264,32 +285,62 @@ mod tests {
             params_device_bytes: 5000,
             devices: 1,
             h_mode: HModeChoice::Auto,
+            device_memory_is_host: false,
+            partition_extra_host_bytes: 0,
             msm_scratch_bytes: 0,
         }
     }
 
     #[test]
-    fn footprint_counts_pushed_capacities() {
-        let fp = PartitionFootprint::new(&lengths(10), 3);
+    fn footprint_is_the_worst_case_of_the_compact_assignment() {
+        let lengths = lengths(10);
+        let fp = PartitionFootprint::new(&lengths, 3);
         assert_eq!(fp.domain_size, 1024);
-        assert_eq!(fp.ab_bytes, 2 * 1024 * 32, "two vectors");
-        // 512 aux and 4 (capacity of 3) inputs, plus bitmaps of 8, 8 and 1 words.
-        assert_eq!(fp.witness_bytes, (512 + 4) * 32 + 17 * 8);
+        let capacity = Capacity::for_queries(&lengths);
+        assert_eq!(
+            fp.worst_case_host_bytes(),
+            ProvingAssignment::max_host_bytes(capacity, 3)
+        );
+        // At least the raw a, b and witness: dense values are stored raw.
+        assert!(fp.ab_bytes >= 2 * 1024 * 32, "{fp:?}");
+        assert!(fp.witness_bytes >= (512 + 3) * 32, "{fp:?}");
         assert_eq!(fp.in_memory_device_bytes, 4 * 1024 * 32);
     }
 
     #[test]
-    fn clamps_workers_to_what_fits_in_the_host_budget() {
-        let per = PartitionFootprint::new(&lengths(10), 3).host_bytes();
+    fn plans_every_worker_and_counts_the_worst_cases_that_fit() {
+        let per = PartitionFootprint::new(&lengths(10), 3).worst_case_host_bytes();
         let plan = MemoryPlan::new(&input(10, 16, 1000 + 3 * per + per / 2, 1 << 30)).unwrap();
-        assert_eq!((plan.asked_workers, plan.workers), (16, 3));
+        assert_eq!((plan.asked_workers, plan.workers), (16, 16));
+        assert_eq!(plan.worst_case_partitions, 3);
+        assert_eq!(plan.partition_host_bytes, per);
         assert_eq!(plan.h_mode, HMode::InMemory);
-        let plan = MemoryPlan::new(&input(10, 2, 1 << 40, 1 << 30)).unwrap();
-        assert_eq!(plan.workers, 2, "never more than asked");
         assert!(matches!(
             MemoryPlan::new(&input(10, 4, 1000 + per - 1, 1 << 30)),
             Err(PipelineError::HostBudgetTooSmall { .. })
         ));
+    }
+
+    /// A device in host memory draws its parameters and partition working set from the
+    /// host budget: a budget that would count the same RAM twice is refused.
+    #[test]
+    fn devices_in_host_memory_draw_on_the_host_budget() {
+        let per = PartitionFootprint::new(&lengths(10), 3).worst_case_host_bytes();
+        let mut shared = input(10, 4, 1000 + per + 100, 1 << 30);
+        let apart = MemoryPlan::new(&shared).unwrap();
+        assert_eq!(apart.fixed_host_bytes, 1000);
+        shared.device_memory_is_host = true;
+        assert!(matches!(
+            MemoryPlan::new(&shared),
+            Err(PipelineError::HostBudgetTooSmall { .. })
+        ));
+        shared.host_budget += 5000 + apart.partition_device_bytes;
+        let plan = MemoryPlan::new(&shared).unwrap();
+        assert_eq!(
+            plan.fixed_host_bytes,
+            1000 + 5000 + plan.partition_device_bytes,
+            "{plan:?}"
+        );
     }
 
     #[test]
@@ -331,13 +382,13 @@ mod tests {
         };
         assert_eq!(device_budget_bytes, 2 * n * 32);
         assert!(plan.partition_device_bytes <= device_budget_bytes);
-        // Two vectors fit: the two-vector scheme holds nothing on the host beyond a and b.
-        assert_eq!(plan.fixed_host_bytes, 1000, "{plan:?}");
-        // With 1.5 vectors, four-step: one streaming intermediate (a vector and a chunk) per
-        // device is fixed host memory.
+        // Two vectors fit: the two-vector scheme holds a and b decoded whole, per device.
+        assert_eq!(plan.fixed_host_bytes, 1000 + 2 * n * 32, "{plan:?}");
+        // With 1.5 vectors, four-step: also one streaming intermediate (a vector and a
+        // chunk) per device.
         let plan = MemoryPlan::new(&input(12, 4, 1 << 40, 5000 + 3 * n * 16)).unwrap();
         assert!(matches!(plan.h_mode, HMode::Streaming { .. }), "{plan:?}");
-        assert!(plan.fixed_host_bytes >= 1000 + n * 32, "{plan:?}");
+        assert!(plan.fixed_host_bytes >= 1000 + 3 * n * 32, "{plan:?}");
         assert!(matches!(
             MemoryPlan::new(&input(12, 4, 1 << 40, 4000)),
             Err(PipelineError::ParametersDoNotFit { .. })

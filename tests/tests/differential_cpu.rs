@@ -28,6 +28,17 @@ fn segments_default_impls() {
     );
 }
 
+/// Compact partitions, decoded into the CPU backend's buffers, prove byte for byte what raw
+/// ones do.
+#[test]
+fn compact_proofs_match_raw_ones() {
+    suite::compact_proof(
+        &CpuBackend::new(),
+        SuiteSizes::from_env().proof_log,
+        0x5052_4f15,
+    );
+}
+
 #[test]
 fn pointwise() {
     suite::pointwise(&CpuBackend::new(), &SuiteSizes::from_env(), 0x504f_4901);

@@ -107,6 +107,13 @@ fn whole_proof_matches_cpu_and_verifies() {
     suite::proof(b, SuiteSizes::from_env().proof_log, 0x5052_4f01);
 }
 
+/// Compact partitions, expanded on the device, prove byte for byte what raw ones do.
+#[test]
+fn compact_proofs_match_raw_ones() {
+    let Some(b) = backend() else { return };
+    suite::compact_proof(b, SuiteSizes::from_env().proof_log, 0x5052_4f05);
+}
+
 /// The proof from page-locked host vectors the backend lends (on by default on GPUs;
 /// forced on here so PoCL covers it): synthesis writes into them and uploads send them
 /// directly.

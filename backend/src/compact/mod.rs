@@ -55,13 +55,22 @@ pub const PAGE_LEN: usize = 1 << 16;
 /// The code of an entry whose value is listed as an exception.
 pub const ESCAPE: u8 = 0x80;
 
-/// Entries after which a [`Storage::Auto`] vector decides between compact and raw.
+/// Entries after which a [`Storage::Auto`] vector decides between compact and raw: at most
+/// this many, a quarter of its expected capacity when that is less (at least
+/// [`MIN_PROBE_LEN`]).
 pub const PROBE_LEN: usize = 4096;
+
+/// The fewest entries a [`Storage::Auto`] vector decides on.
+pub const MIN_PROBE_LEN: usize = 64;
 
 /// Entries the first page starts with room for.
 const FIRST_PAGE_LEN: usize = 1024;
 
 const FR_BYTES: u64 = core::mem::size_of::<Fr>() as u64;
+
+/// What a page's growth or conversion holds at once beyond its values' 32 bytes each:
+/// codes, exceptions and a raw page's room for twice its entries.
+const CONVERSION_BYTES: u64 = PAGE_LEN as u64 * (1 + page::EXCEPTION_BYTES + FR_BYTES);
 
 /// The most host bytes a vector of `len` values holds, whatever the values, when its
 /// expected capacity is `len` (or it is [`Storage::Compact`]): 32 per value (a raw page, or
@@ -73,7 +82,7 @@ pub fn max_host_bytes(len: usize) -> u64 {
     let pages = len.div_ceil(PAGE_LEN as u64) + 1;
     len * FR_BYTES
         + len.div_ceil(WAIT_DIVISOR as u64) * FR_BYTES
-        + PAGE_LEN as u64 * (1 + page::EXCEPTION_BYTES / 2)
+        + CONVERSION_BYTES.min(len * CONVERSION_BYTES / PAGE_LEN as u64 + FIRST_PAGE_LEN as u64)
         + 2 * pages * core::mem::size_of::<Page>() as u64
 }
 
@@ -174,6 +183,27 @@ impl Drop for CompactVec {
         if let Some(budget) = &self.config.budget {
             budget.release(self.held);
         }
+    }
+}
+
+impl PartialEq for CompactVec {
+    /// The same values, however each is stored.
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for CompactVec {}
+
+impl PartialEq<[Fr]> for CompactVec {
+    fn eq(&self, other: &[Fr]) -> bool {
+        self.len == other.len() && self.iter().eq(other.iter().copied())
+    }
+}
+
+impl<const N: usize> PartialEq<[Fr; N]> for CompactVec {
+    fn eq(&self, other: &[Fr; N]) -> bool {
+        *self == other[..]
     }
 }
 
@@ -300,11 +330,16 @@ impl CompactVec {
     /// acquired now) when it is larger than what exists.
     fn new_raw(&mut self) -> Raw {
         let capacity = self.config.capacity;
-        let ahead = capacity > self.len.max(PROBE_LEN);
-        if ahead {
-            self.acquire(capacity as u64 * FR_BYTES);
-        }
-        Raw::new(ahead.then_some(capacity), self.config.lender.clone())
+        let bytes = (capacity as u64).checked_mul(FR_BYTES);
+        let ahead = match bytes {
+            Some(bytes) if capacity > self.len => {
+                self.acquire(bytes);
+                Some(capacity)
+            }
+            // An impossible capacity is no capacity: the elements grow as they come.
+            _ => None,
+        };
+        Raw::new(ahead, self.config.lender.clone())
     }
 
     /// Appends `x`.
@@ -337,7 +372,7 @@ impl CompactVec {
             return self.push(x);
         }
         self.len += 1;
-        if self.len == PROBE_LEN && self.config.storage == Storage::Auto {
+        if self.len == self.probe_len() && self.config.storage == Storage::Auto {
             self.probe();
         }
     }
@@ -361,7 +396,7 @@ impl CompactVec {
             false => PAGE_LEN,
         };
         let table = match pages.len() == pages.capacity() {
-            true => pages.capacity().max(4),
+            true => pages.capacity().max(1),
             false => 0,
         };
         self.acquire((room + table * core::mem::size_of::<Page>()) as u64);
@@ -388,12 +423,21 @@ impl CompactVec {
         self.release(freed);
     }
 
+    /// Where a [`Storage::Auto`] vector decides (see [`PROBE_LEN`]).
+    fn probe_len(&self) -> usize {
+        (self.config.capacity / 4).clamp(MIN_PROBE_LEN, PROBE_LEN)
+    }
+
     /// After [`PROBE_LEN`] values of a [`Storage::Auto`] vector: one raw vector from here on
     /// when more than half were exceptions.
     fn probe(&mut self) {
         // Without an expected capacity, raw pages hold a dense vector as well as one raw
         // vector would, and never double.
-        if self.exceptions() * 2 <= self.len || self.config.capacity <= self.len {
+        let dense = match &self.repr {
+            Repr::Paged(pages) => pages.iter().map(Page::dense_entries).sum(),
+            Repr::Raw(_) => 0,
+        };
+        if dense * 2 <= self.len || self.config.capacity <= self.len {
             return;
         }
         let values = self.to_vec();
@@ -469,6 +513,18 @@ impl CompactVec {
         }
     }
 
+    /// The values in order, decoded a page at a time.
+    pub fn iter(&self) -> impl Iterator<Item = Fr> + '_ {
+        let mut page = Vec::new();
+        (0..self.len).map(move |i| {
+            if i % PAGE_LEN == 0 {
+                page.resize(PAGE_LEN.min(self.len - i), Fr::ZERO);
+                self.decode_into(i, &mut page);
+            }
+            page[i % PAGE_LEN]
+        })
+    }
+
     /// All values as 32-byte elements.
     pub fn to_vec(&self) -> Vec<Fr> {
         let mut out = vec![Fr::ZERO; self.len];
@@ -511,4 +567,44 @@ fn page_ranges(range: Range<usize>) -> impl Iterator<Item = (usize, Range<usize>
         let end = range.end.min(base + PAGE_LEN) - base;
         (start < end).then_some((k, start..end, base + start))
     })
+}
+
+/// Values of `data` written at element `offset` of `buf` through `backend`'s
+/// [`write_fr`](crate::ComputeBackend::write_fr): raw pieces as they are, codes decoded a
+/// page at a time on the host, so no full-size host vector exists.
+pub fn write_on_host<B: crate::ComputeBackend + ?Sized>(
+    backend: &B,
+    buf: &mut B::FrBuffer,
+    offset: usize,
+    data: &CompactVec,
+) -> Result<(), crate::BackendError> {
+    crate::check_range("write_compact", backend.fr_len(buf), offset, data.len())?;
+    let mut decoded = Vec::new();
+    for (at, piece) in data.pieces(0..data.len()) {
+        match piece {
+            Piece::Raw(values) => backend.write_fr(buf, offset + at, values)?,
+            Piece::Codes { .. } => {
+                decoded.resize(piece.len(), Fr::ZERO);
+                data.decode_into(at, &mut decoded);
+                backend.write_fr(buf, offset + at, &decoded)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A new buffer of `len` scalars (`len >= data.len()`) holding `data`'s values, then zeros.
+pub fn upload<B: crate::ComputeBackend + ?Sized>(
+    backend: &B,
+    name: &str,
+    data: &CompactVec,
+    len: usize,
+) -> Result<B::FrBuffer, crate::BackendError> {
+    crate::check_range("upload_compact", len, 0, data.len())?;
+    if let Some(raw) = data.as_raw() {
+        return backend.upload_fr_padded(name, raw, len);
+    }
+    let mut buf = backend.alloc_fr(name, len)?;
+    write_on_host(backend, &mut buf, 0, data)?;
+    Ok(buf)
 }

@@ -11,8 +11,9 @@ use super::{ESCAPE, FR_BYTES, PAGE_LEN};
 /// Bytes one exception holds: its position in the page and its element.
 pub(super) const EXCEPTION_BYTES: u64 = 2 + FR_BYTES;
 
-/// The most exceptions a page of codes lists: past it, 32-byte elements are smaller.
-const MAX_EXCEPTIONS: usize = PAGE_LEN / 2;
+/// Exceptions a page of codes lists before it may become raw: enough to tell a dense page
+/// from a run of large values.
+const MIN_BEFORE_RAW: usize = 64;
 
 /// A page of codes: a code byte per entry, and the exceptions the escapes stand for.
 #[derive(Clone, Default)]
@@ -68,6 +69,14 @@ impl Page {
         }
     }
 
+    /// The entries that are not small integers: exceptions, or every entry of a raw page.
+    pub(super) fn dense_entries(&self) -> usize {
+        match self {
+            Page::Codes(p) => p.exceptions.len(),
+            Page::Raw(v) => v.len(),
+        }
+    }
+
     /// Appends `x` where there is room, else says what the page needs first.
     #[inline]
     pub(super) fn try_push(&mut self, x: Fr) -> Result<(), Grow> {
@@ -77,12 +86,18 @@ impl Page {
             Page::Codes(p) if p.codes.len() == p.codes.capacity() => return Err(Grow::Entries),
             Page::Codes(p) => match small_code_vartime(&x) {
                 Some(code) => p.codes.push(code),
+                // Two thirds of the entries so far exceptions: codes hold three quarters of
+                // raw's bytes, and are slower to read.
+                None if p.exceptions.len() >= MIN_BEFORE_RAW
+                    && 3 * p.exceptions.len() >= 2 * p.codes.len() =>
+                {
+                    return Err(Grow::ToRaw)
+                }
                 None if p.exceptions.len() < p.exceptions.capacity() => {
                     p.exception_at.push(p.codes.len() as u16);
                     p.codes.push(ESCAPE);
                     p.exceptions.push(x);
                 }
-                None if p.exceptions.len() == MAX_EXCEPTIONS => return Err(Grow::ToRaw),
                 None => return Err(Grow::Exceptions),
             },
         }
@@ -108,9 +123,13 @@ impl Page {
             }
             (Page::Codes(p), Grow::Exceptions) => {
                 let old = p.exceptions.capacity();
-                (old, (2 * old).clamp(4, MAX_EXCEPTIONS))
+                (old, (2 * old).clamp(4, PAGE_LEN))
             }
-            (Page::Codes(p), Grow::ToRaw) => (0, p.codes.capacity()),
+            // Room for twice the entries so far, as the raw page then doubles.
+            (Page::Codes(p), Grow::ToRaw) => {
+                let room = (2 * p.codes.len()).next_power_of_two();
+                (0, room.min(p.codes.capacity()))
+            }
         }
     }
 

@@ -91,6 +91,7 @@ fn values_round_trip_through_every_reader() {
         (5, 50),
         (PAGE_LEN + 17, 2),
         (3 * PAGE_LEN / 2, 40),
+        (300, 80),
         (2 * PAGE_LEN + 3, 70),
     ] {
         let model: Vec<Fr> = (0..len).map(|_| mixed(&mut rng, full)).collect();
@@ -112,8 +113,32 @@ fn values_round_trip_through_every_reader() {
             .pieces(0..len)
             .filter(|(_, p)| matches!(p, Piece::Raw(_)))
             .count();
-        let dense_page = full >= 50 && len >= PAGE_LEN;
+        let dense_page = full >= 70;
         assert_eq!(raw_pages > 0, dense_page, "{what}: {raw_pages} raw pages");
+    }
+}
+
+/// A page with three exceptions in five entries lists more than half a page of them (its
+/// exceptions grow past `PAGE_LEN / 2`) and stays codes; one with four in five becomes raw.
+#[test]
+fn pages_just_below_the_raw_threshold_keep_growing() {
+    let seed = 4404;
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    for (dense_in_five, raw) in [(3, false), (4, true)] {
+        let model: Vec<Fr> = (0..2 * PAGE_LEN + 9)
+            .map(|i| match i % 5 < dense_in_five {
+                true => Fr::random(&mut rng),
+                false => Fr::ONE,
+            })
+            .collect();
+        let v = compact(&model);
+        let what = format!("seed {seed}, {dense_in_five} in 5");
+        check_same(&v, &model, &what);
+        let raw_pieces = v
+            .pieces(0..model.len())
+            .filter(|(_, p)| matches!(p, Piece::Raw(_)));
+        assert_eq!(raw_pieces.count() > 0, raw, "{what}");
+        assert!(v.host_bytes() <= max_host_bytes(model.len()), "{what}");
     }
 }
 
