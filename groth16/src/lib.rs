@@ -40,7 +40,7 @@ pub use prover::{
     prove_assignment, prove_assignment_with, HMode, PhaseTimes, ProofReport, ProverConfig,
 };
 pub use source::{
-    Bases, G1Query, HostParameters, MappedParameters, ParameterSource, QueryLengths,
+    Bases, G1Query, HostParameters, MappedParameters, ParameterInfo, ParameterSource, QueryLengths,
     ResidentParameters,
 };
 pub use streaming::{compute_h_streaming, compute_h_two_vectors, HostVector, StreamingPlan};

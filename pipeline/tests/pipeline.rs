@@ -76,7 +76,7 @@ fn stress_small_budgets_many_workers_every_proof_verifies() {
     let pvk = prepare_verifying_key(&params.vk);
     let n = 1u64 << LOG_N;
     let footprint =
-        PartitionFootprint::new(&sluice_groth16::HostParameters::query_lengths(&params), 3);
+        PartitionFootprint::new(&sluice_groth16::ParameterInfo::query_lengths(&params), 3);
     // Device: the parameters and 2 vectors, so H must stream. Host: 3 partitions next to
     // the fixed b_g2 copy and one streaming intermediate (a vector and a chunk).
     let device_budget = params_device_bytes(&params) + 2 * n * 32;

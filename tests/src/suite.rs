@@ -443,7 +443,7 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
     use sluice_groth16::demo::MimcLike;
     use sluice_groth16::{
         generate_random_parameters, prepare_verifying_key, prove_assignment, verify_proof,
-        Capacity, ParameterSource, ProvingAssignment,
+        Capacity, ParameterInfo, ProvingAssignment,
     };
     let mut rng = rng(seed);
     let params =
@@ -452,7 +452,7 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
     let x = Fr::random(&mut rng);
     let circuit = MimcLike::filling_domain(log_domain, Some(x));
     let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
-    let capacity = Capacity::for_queries(&ParameterSource::<B>::query_lengths(&params));
+    let capacity = Capacity::for_queries(&params.query_lengths());
     let cs = ProvingAssignment::synthesize_for(circuit.clone(), capacity, backend).unwrap();
     assert_eq!(
         cs.in_lent_memory(),
