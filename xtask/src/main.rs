@@ -50,9 +50,13 @@ fn run_tests(extra: &[String]) -> Result<(), String> {
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
     opencl_setup::ensure_opencl_runtime()?;
     let mut cmd = Command::new(cargo());
-    // Optional features with tests of their own: serde encodings and blst conversions.
+    // Optional features with tests of their own: serde encodings, blst conversions, and the
+    // facade's blstrs circuits and OpenCL re-exports.
     cmd.args(["test", "--workspace", "--release"])
-        .args(["--features", "sluice-field/serde,sluice-field/blst"])
+        .args([
+            "--features",
+            "sluice-field/serde,sluice-field/blst,sluice/blstrs,sluice/opencl",
+        ])
         .args(extra);
     if in_ci {
         // In CI a missing OpenCL platform fails the OpenCL tests instead of skipping them.
