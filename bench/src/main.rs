@@ -12,6 +12,7 @@ mod peers;
 mod provenance;
 mod record;
 mod report;
+mod verify;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::process::ExitCode;
@@ -76,13 +77,14 @@ fn run(opts: &Options) -> Result<(), String> {
     let mut backends_run = Vec::new();
     // What each backend ran on, for the run's provenance.
     let mut devices = Vec::new();
-    // Peers run once, each right after the sluice row of its op and size in the first
-    // ladder that runs (the table compares every backend's rows with them).
-    let mut peers_pending = opts.compare;
+    // Peers and host-only ops run once, in the first ladder that runs: each peer right
+    // after the sluice row of its op and size (the table compares every backend's rows
+    // with them).
+    let mut first_pending = true;
     if wants("cpu") {
-        let peers = std::mem::take(&mut peers_pending);
+        let first = std::mem::take(&mut first_pending);
         let cpu = CpuBackend::new();
-        ladder(&cpu, "cpu", opts, peers, &mut rows)?;
+        ladder(&cpu, "cpu", opts, first, &mut rows)?;
         backends_run.push("cpu");
         devices.push(format!("cpu: {}", cpu.name()));
     }
@@ -95,8 +97,8 @@ fn run(opts: &Options) -> Result<(), String> {
         #[cfg(feature = "opencl")]
         match opencl_backend(opts, label == shifted) {
             Ok(gpu) => {
-                let peers = std::mem::take(&mut peers_pending);
-                ladder(&gpu, label, opts, peers, &mut rows)?;
+                let first = std::mem::take(&mut first_pending);
+                ladder(&gpu, label, opts, first, &mut rows)?;
                 for t in sluice_backend_opencl::OpenClBackend::program_build_times() {
                     eprintln!(
                         "   program {} on {}: {:.3} s ({:?})",
@@ -116,6 +118,10 @@ fn run(opts: &Options) -> Result<(), String> {
         );
     }
 
+    // Host-only rows are sluice's too (the peers are compared with them).
+    if rows.iter().any(|r| r.implementation == HOST) {
+        backends_run.push(HOST);
+    }
     std::fs::create_dir_all(&opts.out_dir)
         .map_err(|e| format!("cannot create {}: {e}", opts.out_dir.display()))?;
     let provenance = provenance::Provenance::of_this_run(&devices);
@@ -133,30 +139,43 @@ fn run(opts: &Options) -> Result<(), String> {
 }
 
 /// Names the backend and runs its demo proof (when asked; a proof that does not verify
-/// stops the run), then every requested op and size on it, each followed by its peers when
-/// `with_peers` (back to back, so both see the same load of a noisy machine); failures of
-/// the ladder (errors or panics) become rows and the run goes on.
+/// stops the run), then every requested op and size on it (host-only ops in the `first`
+/// ladder only, labelled [`HOST`]), each followed by its peers in the `first` ladder
+/// under `--compare` (back to back, so both see the same load of a noisy machine);
+/// failures of the ladder (errors or panics) become rows and the run goes on.
 fn ladder<B: ComputeBackend>(
     backend: &B,
     label: &str,
     opts: &Options,
-    with_peers: bool,
+    first: bool,
     rows: &mut Vec<Row>,
 ) -> Result<(), String> {
     eprintln!("== backend {label}: {}", backend.name());
     if let Some(log) = opts.demo_log {
         demo_proof(backend, log, opts.seed)?;
     }
-    let total: usize = opts.ops.iter().map(|&op| opts.sizes_for(op).len()).sum();
+    let with_peers = first && opts.compare;
+    let ops: Vec<Op> = opts
+        .ops
+        .iter()
+        .copied()
+        .filter(|op| first || !op.on_host())
+        .collect();
+    let total: usize = ops.iter().map(|&op| opts.sizes_for(op).len()).sum();
     let mut done = 0;
-    for &op in &opts.ops {
+    for &op in &ops {
         for log in opts.sizes_for(op) {
             done += 1;
-            eprint!("[{done}/{total}] {label} {} 2^{log} ... ", op.name());
-            rows.push(row(op, label, log, || {
-                measure(backend, op, log, opts, false).map(|(times, peak)| (times, Some(peak)))
-            }));
-            if opts.uploads {
+            if op.on_host() {
+                eprint!("[{done}/{total}] host {} 2^{log} ... ", op.name());
+                rows.push(row(op, "host", log, || Ok((host_op(op, log, opts)?, None))));
+            } else {
+                eprint!("[{done}/{total}] {label} {} 2^{log} ... ", op.name());
+                rows.push(row(op, label, log, || {
+                    measure(backend, op, log, opts, false).map(|(times, peak)| (times, Some(peak)))
+                }));
+            }
+            if opts.uploads && !op.on_host() {
                 let with_uploads = format!("{label}+upload");
                 eprint!("[{done}/{total}] {with_uploads} {} 2^{log} ... ", op.name());
                 rows.push(row(op, &with_uploads, log, || {
@@ -180,6 +199,18 @@ fn ladder<B: ComputeBackend>(
         }
     }
     Ok(())
+}
+
+/// The label of host-only rows ([`Op::on_host`]), which no backend runs.
+const HOST: &str = "host";
+
+/// A host-only op's timings ([`Op::on_host`]).
+fn host_op(op: Op, log: u32, opts: &Options) -> Result<Vec<Duration>, String> {
+    match op {
+        Op::Verify => verify::sluice_verify(log, opts.seed, opts.reps),
+        Op::VerifyBatch => verify::sluice_verify_batch(log, opts.seed, opts.reps),
+        _ => Err(format!("{} is not a host op", op.name())),
+    }
 }
 
 /// No peers without the `compare` feature (`run` refuses `--compare` then).
@@ -283,6 +314,9 @@ fn measure<B: ComputeBackend>(
         }};
     }
     let times = match op {
+        Op::Verify | Op::VerifyBatch => {
+            return Err(format!("{} runs on the host (host_op)", op.name()))
+        }
         Op::Ntt => {
             let mut out = vec![Fr::ZERO; n];
             let times = if uploads {

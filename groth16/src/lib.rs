@@ -17,6 +17,7 @@ mod error;
 mod generator;
 mod io;
 mod keygen;
+mod pairing;
 mod params;
 mod prover;
 mod source;
