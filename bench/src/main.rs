@@ -6,6 +6,7 @@
 //! result fails the row. Proof rows use benchmark parameters (random points, no trapdoor),
 //! so they are not verified; the demo proof run first is.
 
+mod bar;
 mod options;
 #[cfg(feature = "compare")]
 mod peers;
@@ -69,6 +70,7 @@ fn main() -> ExitCode {
 }
 
 fn run(opts: &Options) -> Result<(), String> {
+    bar::install();
     if opts.compare && !cfg!(feature = "compare") {
         return Err("--compare needs sluice-bench built with its `compare` feature".into());
     }
@@ -167,17 +169,26 @@ fn ladder<B: ComputeBackend>(
         for log in opts.sizes_for(op) {
             done += 1;
             if op.on_host() {
-                eprint!("[{done}/{total}] host {} 2^{log} ... ", op.name());
-                rows.push(row(op, "host", log, || Ok((host_op(op, log, opts)?, None))));
+                start_row(format!(
+                    "[{done}/{total}] {HOST} {} 2^{log} ... ",
+                    op.name()
+                ));
+                rows.push(row(op, HOST, log, || Ok((host_op(op, log, opts)?, None))));
             } else {
-                eprint!("[{done}/{total}] {label} {} 2^{log} ... ", op.name());
+                start_row(format!(
+                    "[{done}/{total}] {label} {} 2^{log} ... ",
+                    op.name()
+                ));
                 rows.push(row(op, label, log, || {
                     measure(backend, op, log, opts, false).map(|(times, peak)| (times, Some(peak)))
                 }));
             }
             if opts.uploads && !op.on_host() {
                 let with_uploads = format!("{label}+upload");
-                eprint!("[{done}/{total}] {with_uploads} {} 2^{log} ... ", op.name());
+                start_row(format!(
+                    "[{done}/{total}] {with_uploads} {} 2^{log} ... ",
+                    op.name()
+                ));
                 rows.push(row(op, &with_uploads, log, || {
                     measure(backend, op, log, opts, true).map(|(times, peak)| (times, Some(peak)))
                 }));
@@ -191,7 +202,10 @@ fn ladder<B: ComputeBackend>(
                 .iter()
                 .filter(|(peer, _)| with_peers && chosen(peer))
             {
-                eprint!("[{done}/{total}] {peer} {} 2^{log} ... ", op.name());
+                start_row(format!(
+                    "[{done}/{total}] {peer} {} 2^{log} ... ",
+                    op.name()
+                ));
                 rows.push(row(op, peer, log, || {
                     Ok((f(log, opts.seed, opts.reps)?, None))
                 }));
@@ -199,6 +213,12 @@ fn ladder<B: ComputeBackend>(
         }
     }
     Ok(())
+}
+
+/// Prints a row's label (its result follows on the same line) and starts its progress bar.
+fn start_row(label: String) {
+    eprint!("{label}");
+    bar::row_started(&label);
 }
 
 /// The label of host-only rows ([`Op::on_host`]), which no backend runs.
@@ -237,6 +257,7 @@ fn row(
         Ok(Err(e)) => Row::failed(op.name(), label, log, e),
         Err(panic) => Row::failed(op.name(), label, log, panic_message(&panic)),
     };
+    bar::row_ended();
     // The row's whole wall time (inputs, warm-up, runs, result check): what a run with a
     // time limit, like a GPU call, has to plan for.
     let whole = start.elapsed().as_secs_f64();
@@ -369,11 +390,11 @@ fn measure<B: ComputeBackend>(
             let synthesized = clock.elapsed();
             let params = generate_benchmark_parameters(&CircuitShape::of(&cs), &mut rng)
                 .map_err(|e| e.to_string())?;
-            eprintln!(
-                "  partition 2^{log} set-up (untimed): synthesis {:.1} s, parameters {:.1} s",
+            bar::note(format!(
+                "  partition 2^{log} set-up (untimed): synthesis {:.1} s, parameters {:.1} s\n",
                 synthesized.as_secs_f64(),
                 (clock.elapsed() - synthesized).as_secs_f64()
-            );
+            ));
             // Synthesis is not timed: each run proves a copy made before its clock starts.
             let prove = |source: &dyn ParameterSource<B>| -> Result<Vec<Duration>, String> {
                 let mut times = Vec::with_capacity(opts.reps);
@@ -392,11 +413,16 @@ fn measure<B: ComputeBackend>(
                         times.push(start.elapsed());
                     } else if let Some(profile) = backend.profile_report() {
                         // The report at the end then covers the timed runs alone.
-                        eprint!("\n  profile of the set-up and the warm-up proof:\n{profile}");
+                        bar::note(format!(
+                            "\n  profile of the set-up and the warm-up proof:\n{profile}"
+                        ));
                     }
                     if rep == opts.reps {
                         let lent = if lent { "lent" } else { "ordinary" };
-                        eprint!("(last run, {lent} host vectors: {}) ", report.phases);
+                        bar::note(format!(
+                            "(last run, {lent} host vectors: {}) ",
+                            report.phases
+                        ));
                     }
                 }
                 Ok(times)
@@ -429,10 +455,10 @@ fn measure<B: ComputeBackend>(
                 // Synthesis is timed in this row but not in the phases: say how much it took.
                 synthesis.sort();
                 if let (Some(p), Some(synth)) = (last, synthesis.get(synthesis.len() / 2)) {
-                    eprint!(
+                    bar::note(format!(
                         "(synthesis median {:.1} ms; last run, after synthesis: {p}) ",
                         synth.as_secs_f64() * 1e3
-                    );
+                    ));
                 }
                 Ok(times)
             };
@@ -516,7 +542,8 @@ fn time<B: ComputeBackend>(
     let mut run = || f().and_then(|()| backend.synchronize().map_err(|e| e.to_string()));
     run()?;
     (0..reps)
-        .map(|_| {
+        .map(|rep| {
+            bar::runs(rep, reps);
             let start = Instant::now();
             run().map(|()| start.elapsed())
         })

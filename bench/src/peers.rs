@@ -277,11 +277,11 @@ mod gpu {
                         let k = Kernel::create(&Device::all())
                             .map(Mutex::new)
                             .map_err(|e| format!("bellperson GPU kernels: {e}"));
-                        eprint!(
+                        crate::bar::note(format!(
                             "(bellperson {} kernels: {:.1?}, untimed) ",
                             $group,
                             start.elapsed()
-                        );
+                        ));
                         k
                     })
                     .as_ref()
@@ -317,7 +317,10 @@ fn setup<T, E: std::fmt::Display>(
 ) -> Result<T, String> {
     let start = Instant::now();
     let out = f().map_err(|e| format!("{peer} setup: {e}"))?;
-    eprint!("({peer} setup 2^{log}: {:.1?}, untimed) ", start.elapsed());
+    crate::bar::note(format!(
+        "({peer} setup 2^{log}: {:.1?}, untimed) ",
+        start.elapsed()
+    ));
     Ok(out)
 }
 

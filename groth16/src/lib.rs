@@ -19,6 +19,7 @@ mod io;
 mod keygen;
 mod pairing;
 mod params;
+pub mod progress;
 mod prover;
 mod source;
 mod streaming;

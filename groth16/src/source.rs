@@ -10,7 +10,10 @@ use memmap2::Mmap;
 use sluice_backend::{BackendError, ComputeBackend};
 use sluice_field::{G1Affine, G2Affine};
 
-use crate::io::{decode_points, section_length, section_point, truncated, FilePoint, OffsetReader};
+use crate::io::{
+    decode_points, report_decoded, section_length, section_point, truncated, FilePoint,
+    OffsetReader, BATCH,
+};
 use crate::params::{Parameters, VerifyingKey};
 use crate::Groth16Error;
 
@@ -293,14 +296,22 @@ impl MappedParameters {
             }
             .into());
         }
-        let first = start + range.start * P::UNCOMPRESSED;
-        decode_points(
-            &self.mmap[first..start + range.end * P::UNCOMPRESSED],
-            first as u64,
-            self.checked,
-            name,
-            range.start,
-        )
+        // In batches, so that a long checked decode reports its progress.
+        let mut out = Vec::with_capacity(range.len());
+        report_decoded(name, 0, range.len());
+        for from in range.clone().step_by(BATCH) {
+            let to = (from + BATCH).min(range.end);
+            let first = start + from * P::UNCOMPRESSED;
+            out.extend(decode_points::<P>(
+                &self.mmap[first..start + to * P::UNCOMPRESSED],
+                first as u64,
+                self.checked,
+                name,
+                from,
+            )?);
+            report_decoded(name, to - range.start, range.len());
+        }
+        Ok(out)
     }
 
     /// Decodes everything into memory.
