@@ -84,15 +84,15 @@ fn run_bench(args: &[String]) -> Result<(), String> {
         // The peers (arkworks, blst, bellperson) compile only when asked for.
         features.push("compare");
     }
-    if opencl_setup::opencl_runtime_present() {
-        features.push("opencl");
-    } else {
-        eprintln!(
-            "xtask: no OpenCL runtime found — benchmarking the CPU backend only.\n\
-             xtask: to enable GPUs, install your vendor's OpenCL driver and the loader \
-             (Debian: apt-get install -y {}), then run this again.",
-            opencl_setup::OPENCL_PACKAGES.join(" ")
-        );
+    // As root a missing runtime is installed, as for the tests; otherwise, or if that
+    // fails, the CPU backend is benchmarked alone and the message says how to add OpenCL.
+    match opencl_setup::ensure_opencl_runtime() {
+        Ok(()) => features.push("opencl"),
+        Err(message) => eprintln!(
+            "xtask: {message}\n\
+             xtask: benchmarking the CPU backend only (for GPUs, install your vendor's \
+             OpenCL driver too)."
+        ),
     }
     if !features.is_empty() {
         cmd.args(["--features", &features.join(",")]);
