@@ -102,9 +102,12 @@ pub struct OpenClConfig {
 }
 
 impl Default for OpenClConfig {
+    /// Every GPU, or the first device where there is none
+    /// ([`DeviceSelector::GpusOrFirst`]): a CPU driver such as PoCL, often listed first,
+    /// is never taken over a GPU.
     fn default() -> Self {
         OpenClConfig {
-            devices: DeviceSelector::Index(0),
+            devices: DeviceSelector::GpusOrFirst,
             kernel_cache: KernelCache::Default,
             max_chunk_bytes: None,
             tracker: None,
@@ -144,6 +147,9 @@ impl OpenClBackend {
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
+        for d in &devices {
+            log::info!("OpenCL backend on {}", d.info);
+        }
         Ok(OpenClBackend {
             devices,
             tracker: config.tracker.unwrap_or_default(),
@@ -151,9 +157,15 @@ impl OpenClBackend {
         })
     }
 
-    /// A backend on the first device.
+    /// A backend on the first GPU, or on the first device where there is no GPU (a CPU
+    /// driver such as PoCL); the device taken is logged at info.
     pub fn first() -> Result<Self, BackendError> {
-        Self::new(OpenClConfig::default())
+        let all = devices()?;
+        let first = all.iter().find(|d| d.is_gpu).map_or(0, |d| d.index);
+        Self::new(OpenClConfig {
+            devices: DeviceSelector::Index(first),
+            ..OpenClConfig::default()
+        })
     }
 
     /// A backend on every device (MSMs spread across all of them).
@@ -896,6 +908,25 @@ mod tests {
             got == want,
             "seed {seed}: x - y differs with a lowered group"
         );
+    }
+
+    /// `first()` takes a GPU whenever the machine has one (the first), and the default
+    /// configuration every GPU; only without a GPU do they take device 0 (PoCL here).
+    #[test]
+    fn first_and_the_default_prefer_gpus() {
+        let Some(b) = super::test_support::backend_or_skip(super::OpenClConfig::default()) else {
+            return;
+        };
+        let all = super::devices().unwrap();
+        let gpus: Vec<usize> = all.iter().filter(|d| d.is_gpu).map(|d| d.index).collect();
+        let taken = |b: &OpenClBackend| -> Vec<usize> {
+            b.device_infos().iter().map(|d| d.index).collect()
+        };
+        let first = OpenClBackend::first().unwrap();
+        match gpus.is_empty() {
+            true => assert_eq!((taken(&b), taken(&first)), (vec![0], vec![0])),
+            false => assert_eq!((taken(&b), taken(&first)), (gpus.clone(), vec![gpus[0]])),
+        }
     }
 
     #[test]

@@ -6,12 +6,14 @@
 //! result fails the row. Proof rows use benchmark parameters (random points, no trapdoor),
 //! so they are not verified; the demo proof run first is.
 
+mod bar;
 mod options;
 #[cfg(feature = "compare")]
 mod peers;
 mod provenance;
 mod record;
 mod report;
+mod verify;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::process::ExitCode;
@@ -68,6 +70,7 @@ fn main() -> ExitCode {
 }
 
 fn run(opts: &Options) -> Result<(), String> {
+    bar::install();
     if opts.compare && !cfg!(feature = "compare") {
         return Err("--compare needs sluice-bench built with its `compare` feature".into());
     }
@@ -76,13 +79,14 @@ fn run(opts: &Options) -> Result<(), String> {
     let mut backends_run = Vec::new();
     // What each backend ran on, for the run's provenance.
     let mut devices = Vec::new();
-    // Peers run once, each right after the sluice row of its op and size in the first
-    // ladder that runs (the table compares every backend's rows with them).
-    let mut peers_pending = opts.compare;
+    // Peers and host-only ops run once, in the first ladder that runs: each peer right
+    // after the sluice row of its op and size (the table compares every backend's rows
+    // with them).
+    let mut first_pending = true;
     if wants("cpu") {
-        let peers = std::mem::take(&mut peers_pending);
+        let first = std::mem::take(&mut first_pending);
         let cpu = CpuBackend::new();
-        ladder(&cpu, "cpu", opts, peers, &mut rows)?;
+        ladder(&cpu, "cpu", opts, first, &mut rows)?;
         backends_run.push("cpu");
         devices.push(format!("cpu: {}", cpu.name()));
     }
@@ -95,8 +99,8 @@ fn run(opts: &Options) -> Result<(), String> {
         #[cfg(feature = "opencl")]
         match opencl_backend(opts, label == shifted) {
             Ok(gpu) => {
-                let peers = std::mem::take(&mut peers_pending);
-                ladder(&gpu, label, opts, peers, &mut rows)?;
+                let first = std::mem::take(&mut first_pending);
+                ladder(&gpu, label, opts, first, &mut rows)?;
                 for t in sluice_backend_opencl::OpenClBackend::program_build_times() {
                     eprintln!(
                         "   program {} on {}: {:.3} s ({:?})",
@@ -116,6 +120,10 @@ fn run(opts: &Options) -> Result<(), String> {
         );
     }
 
+    // Host-only rows are sluice's too (the peers are compared with them).
+    if rows.iter().any(|r| r.implementation == HOST) {
+        backends_run.push(HOST);
+    }
     std::fs::create_dir_all(&opts.out_dir)
         .map_err(|e| format!("cannot create {}: {e}", opts.out_dir.display()))?;
     let provenance = provenance::Provenance::of_this_run(&devices);
@@ -133,32 +141,54 @@ fn run(opts: &Options) -> Result<(), String> {
 }
 
 /// Names the backend and runs its demo proof (when asked; a proof that does not verify
-/// stops the run), then every requested op and size on it, each followed by its peers when
-/// `with_peers` (back to back, so both see the same load of a noisy machine); failures of
-/// the ladder (errors or panics) become rows and the run goes on.
+/// stops the run), then every requested op and size on it (host-only ops in the `first`
+/// ladder only, labelled [`HOST`]), each followed by its peers in the `first` ladder
+/// under `--compare` (back to back, so both see the same load of a noisy machine);
+/// failures of the ladder (errors or panics) become rows and the run goes on.
 fn ladder<B: ComputeBackend>(
     backend: &B,
     label: &str,
     opts: &Options,
-    with_peers: bool,
+    first: bool,
     rows: &mut Vec<Row>,
 ) -> Result<(), String> {
     eprintln!("== backend {label}: {}", backend.name());
     if let Some(log) = opts.demo_log {
         demo_proof(backend, log, opts.seed)?;
     }
-    let total: usize = opts.ops.iter().map(|&op| opts.sizes_for(op).len()).sum();
+    let with_peers = first && opts.compare;
+    let ops: Vec<Op> = opts
+        .ops
+        .iter()
+        .copied()
+        .filter(|op| first || !op.on_host())
+        .collect();
+    let total: usize = ops.iter().map(|&op| opts.sizes_for(op).len()).sum();
     let mut done = 0;
-    for &op in &opts.ops {
+    for &op in &ops {
         for log in opts.sizes_for(op) {
             done += 1;
-            eprint!("[{done}/{total}] {label} {} 2^{log} ... ", op.name());
-            rows.push(row(op, label, log, || {
-                measure(backend, op, log, opts, false).map(|(times, peak)| (times, Some(peak)))
-            }));
-            if opts.uploads {
+            if op.on_host() {
+                start_row(format!(
+                    "[{done}/{total}] {HOST} {} 2^{log} ... ",
+                    op.name()
+                ));
+                rows.push(row(op, HOST, log, || Ok((host_op(op, log, opts)?, None))));
+            } else {
+                start_row(format!(
+                    "[{done}/{total}] {label} {} 2^{log} ... ",
+                    op.name()
+                ));
+                rows.push(row(op, label, log, || {
+                    measure(backend, op, log, opts, false).map(|(times, peak)| (times, Some(peak)))
+                }));
+            }
+            if opts.uploads && !op.on_host() {
                 let with_uploads = format!("{label}+upload");
-                eprint!("[{done}/{total}] {with_uploads} {} 2^{log} ... ", op.name());
+                start_row(format!(
+                    "[{done}/{total}] {with_uploads} {} 2^{log} ... ",
+                    op.name()
+                ));
                 rows.push(row(op, &with_uploads, log, || {
                     measure(backend, op, log, opts, true).map(|(times, peak)| (times, Some(peak)))
                 }));
@@ -172,7 +202,10 @@ fn ladder<B: ComputeBackend>(
                 .iter()
                 .filter(|(peer, _)| with_peers && chosen(peer))
             {
-                eprint!("[{done}/{total}] {peer} {} 2^{log} ... ", op.name());
+                start_row(format!(
+                    "[{done}/{total}] {peer} {} 2^{log} ... ",
+                    op.name()
+                ));
                 rows.push(row(op, peer, log, || {
                     Ok((f(log, opts.seed, opts.reps)?, None))
                 }));
@@ -180,6 +213,24 @@ fn ladder<B: ComputeBackend>(
         }
     }
     Ok(())
+}
+
+/// Prints a row's label (its result follows on the same line) and starts its progress bar.
+fn start_row(label: String) {
+    eprint!("{label}");
+    bar::row_started(&label);
+}
+
+/// The label of host-only rows ([`Op::on_host`]), which no backend runs.
+const HOST: &str = "host";
+
+/// A host-only op's timings ([`Op::on_host`]).
+fn host_op(op: Op, log: u32, opts: &Options) -> Result<Vec<Duration>, String> {
+    match op {
+        Op::Verify => verify::sluice_verify(log, opts.seed, opts.reps),
+        Op::VerifyBatch => verify::sluice_verify_batch(log, opts.seed, opts.reps),
+        _ => Err(format!("{} is not a host op", op.name())),
+    }
 }
 
 /// No peers without the `compare` feature (`run` refuses `--compare` then).
@@ -206,6 +257,7 @@ fn row(
         Ok(Err(e)) => Row::failed(op.name(), label, log, e),
         Err(panic) => Row::failed(op.name(), label, log, panic_message(&panic)),
     };
+    bar::row_ended();
     // The row's whole wall time (inputs, warm-up, runs, result check): what a run with a
     // time limit, like a GPU call, has to plan for.
     let whole = start.elapsed().as_secs_f64();
@@ -283,6 +335,9 @@ fn measure<B: ComputeBackend>(
         }};
     }
     let times = match op {
+        Op::Verify | Op::VerifyBatch => {
+            return Err(format!("{} runs on the host (host_op)", op.name()))
+        }
         Op::Ntt => {
             let mut out = vec![Fr::ZERO; n];
             let times = if uploads {
@@ -335,11 +390,11 @@ fn measure<B: ComputeBackend>(
             let synthesized = clock.elapsed();
             let params = generate_benchmark_parameters(&CircuitShape::of(&cs), &mut rng)
                 .map_err(|e| e.to_string())?;
-            eprintln!(
-                "  partition 2^{log} set-up (untimed): synthesis {:.1} s, parameters {:.1} s",
+            bar::note(format!(
+                "  partition 2^{log} set-up (untimed): synthesis {:.1} s, parameters {:.1} s\n",
                 synthesized.as_secs_f64(),
                 (clock.elapsed() - synthesized).as_secs_f64()
-            );
+            ));
             // Synthesis is not timed: each run proves a copy made before its clock starts.
             let prove = |source: &dyn ParameterSource<B>| -> Result<Vec<Duration>, String> {
                 let mut times = Vec::with_capacity(opts.reps);
@@ -358,11 +413,16 @@ fn measure<B: ComputeBackend>(
                         times.push(start.elapsed());
                     } else if let Some(profile) = backend.profile_report() {
                         // The report at the end then covers the timed runs alone.
-                        eprint!("\n  profile of the set-up and the warm-up proof:\n{profile}");
+                        bar::note(format!(
+                            "\n  profile of the set-up and the warm-up proof:\n{profile}"
+                        ));
                     }
                     if rep == opts.reps {
                         let lent = if lent { "lent" } else { "ordinary" };
-                        eprint!("(last run, {lent} host vectors: {}) ", report.phases);
+                        bar::note(format!(
+                            "(last run, {lent} host vectors: {}) ",
+                            report.phases
+                        ));
                     }
                 }
                 Ok(times)
@@ -395,10 +455,10 @@ fn measure<B: ComputeBackend>(
                 // Synthesis is timed in this row but not in the phases: say how much it took.
                 synthesis.sort();
                 if let (Some(p), Some(synth)) = (last, synthesis.get(synthesis.len() / 2)) {
-                    eprint!(
+                    bar::note(format!(
                         "(synthesis median {:.1} ms; last run, after synthesis: {p}) ",
                         synth.as_secs_f64() * 1e3
-                    );
+                    ));
                 }
                 Ok(times)
             };
@@ -482,7 +542,8 @@ fn time<B: ComputeBackend>(
     let mut run = || f().and_then(|()| backend.synchronize().map_err(|e| e.to_string()));
     run()?;
     (0..reps)
-        .map(|_| {
+        .map(|rep| {
+            bar::runs(rep, reps);
             let start = Instant::now();
             run().map(|()| start.elapsed())
         })

@@ -19,14 +19,39 @@ pub enum Op {
     /// domain of 2^k, benchmark parameters resident: issue 8's partition figure. Not in the
     /// default op list (`--ops partition`).
     Partition,
+    /// Verification of one proof with 2^k public inputs (a real setup), on the host.
+    Verify,
+    /// Batch verification of 2^k proofs with 4 public inputs each, on the host.
+    VerifyBatch,
 }
 
 impl Op {
     /// Every operation, in the order they run.
-    pub const ALL: [Op; 5] = [Op::Ntt, Op::MsmG1, Op::MsmG2, Op::Proof, Op::Partition];
+    pub const ALL: [Op; 7] = [
+        Op::Ntt,
+        Op::MsmG1,
+        Op::MsmG2,
+        Op::Proof,
+        Op::Partition,
+        Op::Verify,
+        Op::VerifyBatch,
+    ];
 
     /// The operations a run measures unless `--ops` says otherwise.
-    pub const DEFAULT: [Op; 4] = [Op::Ntt, Op::MsmG1, Op::MsmG2, Op::Proof];
+    pub const DEFAULT: [Op; 6] = [
+        Op::Ntt,
+        Op::MsmG1,
+        Op::MsmG2,
+        Op::Proof,
+        Op::Verify,
+        Op::VerifyBatch,
+    ];
+
+    /// Whether the op runs on the host whatever the backend (verification): measured once
+    /// per run, in the first backend's ladder.
+    pub fn on_host(self) -> bool {
+        matches!(self, Op::Verify | Op::VerifyBatch)
+    }
 
     /// The name used on the command line, in tables and in files.
     pub fn name(self) -> &'static str {
@@ -36,6 +61,8 @@ impl Op {
             Op::MsmG2 => "msm-g2",
             Op::Proof => "proof",
             Op::Partition => "partition",
+            Op::Verify => "verify",
+            Op::VerifyBatch => "verify-batch",
         }
     }
 
@@ -47,6 +74,8 @@ impl Op {
             Op::MsmG2 => vec![10, 12, 14],
             Op::Proof => vec![10, 12, 14],
             Op::Partition => vec![10, 12, 14],
+            Op::Verify => vec![1, 4, 8],
+            Op::VerifyBatch => vec![2, 4, 6],
         }
     }
 
@@ -98,7 +127,9 @@ pub const OPENCL_BACKENDS: [&str; 2] = ["opencl", "opencl-shifted"];
 pub const USAGE: &str = "\
 usage: cargo xtask bench [options]
 
-  --ops LIST        operations, comma-separated: ntt, msm-g1, msm-g2, proof, partition
+  --ops LIST        operations, comma-separated: ntt, msm-g1, msm-g2, proof, partition,
+                    verify (one proof with 2^k public inputs), verify-batch (2^k proofs
+                    with 4 inputs each); verification runs once, on the host
                     (default: all but partition)
   --sizes LIST      log2 sizes for every op, e.g. 10,12,14 or 10..16 (default: per-op ladder)
   --sizes OP=LIST   log2 sizes for one op, e.g. --sizes ntt=20..27 (repeatable; wins over LIST)

@@ -83,14 +83,20 @@ const PROOF: &[(&str, PeerFn)] = &[
     ("arkworks", proof_arkworks),
 ];
 
-/// The peers of an operation (`ntt`, `msm-g1`, `msm-g2`, `proof`), by name (`arkworks`,
-/// `blst`, `bellperson`); none for an unknown operation.
+const VERIFY: &[(&str, PeerFn)] = &[("bellperson", verify_bellperson)];
+const VERIFY_BATCH: &[(&str, PeerFn)] = &[("bellperson", verify_batch_bellperson)];
+
+/// The peers of an operation (`ntt`, `msm-g1`, `msm-g2`, `proof`, `verify`,
+/// `verify-batch`), by name (`arkworks`, `blst`, `bellperson`); none for an unknown
+/// operation.
 pub fn peers_for(op: &str) -> &'static [(&'static str, PeerFn)] {
     match op {
         "ntt" => NTT,
         "msm-g1" => MSM_G1,
         "msm-g2" => MSM_G2,
         "proof" => PROOF,
+        "verify" => VERIFY,
+        "verify-batch" => VERIFY_BATCH,
         _ => &[],
     }
 }
@@ -271,11 +277,11 @@ mod gpu {
                         let k = Kernel::create(&Device::all())
                             .map(Mutex::new)
                             .map_err(|e| format!("bellperson GPU kernels: {e}"));
-                        eprint!(
+                        crate::bar::note(format!(
                             "(bellperson {} kernels: {:.1?}, untimed) ",
                             $group,
                             start.elapsed()
-                        );
+                        ));
                         k
                     })
                     .as_ref()
@@ -311,7 +317,10 @@ fn setup<T, E: std::fmt::Display>(
 ) -> Result<T, String> {
     let start = Instant::now();
     let out = f().map_err(|e| format!("{peer} setup: {e}"))?;
-    eprint!("({peer} setup 2^{log}: {:.1?}, untimed) ", start.elapsed());
+    crate::bar::note(format!(
+        "({peer} setup 2^{log}: {:.1?}, untimed) ",
+        start.elapsed()
+    ));
     Ok(out)
 }
 
@@ -336,6 +345,53 @@ pub fn proof_bellperson(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration
             .map_err(|e| format!("bellperson proof: {e}"))?;
         black_box(proof);
         Ok(())
+    })
+}
+
+/// A verify row's fixture in bellperson's types, read from sluice's bytes: the prepared
+/// key, the proofs and their inputs.
+type BellpersonVerify = (
+    bellperson::groth16::PreparedVerifyingKey<blstrs::Bls12>,
+    Vec<bellperson::groth16::Proof<blstrs::Bls12>>,
+    Vec<Vec<blstrs::Scalar>>,
+);
+
+fn bellperson_fixture(f: &crate::verify::Fixture) -> Result<BellpersonVerify, String> {
+    use bellperson::groth16;
+    let e = |e: std::io::Error| format!("bellperson reading sluice's bytes: {e}");
+    let mut vk_bytes = Vec::new();
+    f.vk.write(&mut vk_bytes).map_err(|e| e.to_string())?;
+    let vk = groth16::VerifyingKey::<blstrs::Bls12>::read(&vk_bytes[..]).map_err(e)?;
+    let proofs = f
+        .proofs
+        .iter()
+        .map(|p| groth16::Proof::<blstrs::Bls12>::read(&p.to_bytes()[..]).map_err(e))
+        .collect::<Result<_, _>>()?;
+    let inputs = f
+        .inputs
+        .iter()
+        .map(|i| i.iter().map(|&x| blstrs::Scalar::from(x)).collect())
+        .collect();
+    Ok((groth16::prepare_verifying_key(&vk), proofs, inputs))
+}
+
+/// bellperson 0.27's `verify_proof` on the `verify` row's proof (the same bytes sluice
+/// verifies), its key prepared beforehand.
+pub fn verify_bellperson(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
+    let (pvk, proofs, inputs) = bellperson_fixture(&crate::verify::Fixture::single(log, seed)?)?;
+    crate::verify::time_calls(reps, || {
+        bellperson::groth16::verify_proof(&pvk, &proofs[0], &inputs[0]).map_err(|e| e.to_string())
+    })
+}
+
+/// bellperson 0.27's `verify_proofs_batch` on the `verify-batch` row's proofs.
+pub fn verify_batch_bellperson(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
+    let (pvk, proofs, inputs) = bellperson_fixture(&crate::verify::Fixture::batch(log, seed)?)?;
+    let refs: Vec<_> = proofs.iter().collect();
+    let mut rng = rng_for(log, seed);
+    crate::verify::time_calls(reps, || {
+        bellperson::groth16::verify_proofs_batch(&pvk, &mut rng, &refs, &inputs)
+            .map_err(|e| e.to_string())
     })
 }
 
@@ -543,6 +599,24 @@ mod tests {
             let cs = cs.borrow().unwrap();
             assert_eq!(&cs.instance_assignment[1..], &inputs[..], "log {log}");
         }
+    }
+
+    /// The verify rows' fixtures are valid for both verifiers and a changed input is
+    /// invalid for both, so the rows time the same verdicts.
+    #[test]
+    fn verify_fixtures_verify_in_both() {
+        use sluice_groth16::{prepare_verifying_key, verify_proof};
+        let f = crate::verify::Fixture::new(3, 2, SEED).unwrap();
+        let (bp_pvk, bp_proofs, mut bp_inputs) = bellperson_fixture(&f).unwrap();
+        let pvk = prepare_verifying_key(&f.vk);
+        for i in 0..2 {
+            assert!(verify_proof(&pvk, &f.proofs[i], &f.inputs[i]).unwrap());
+            assert!(
+                bellperson::groth16::verify_proof(&bp_pvk, &bp_proofs[i], &bp_inputs[i]).unwrap()
+            );
+        }
+        bp_inputs[0][1] += blstrs::Scalar::ONE;
+        assert!(!bellperson::groth16::verify_proof(&bp_pvk, &bp_proofs[0], &bp_inputs[0]).unwrap());
     }
 
     /// Both proof peers make valid proofs of the same statement.

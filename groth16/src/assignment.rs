@@ -157,6 +157,8 @@ pub struct ProvingAssignment {
     budget: Option<Arc<dyn HostBudget>>,
     small_parts: SmallParts,
     progress: Option<SynthesisProgress>,
+    /// The constraints expected (0: unknown), for progress reports.
+    expected: usize,
 }
 
 impl Clone for ProvingAssignment {
@@ -196,6 +198,7 @@ impl ProvingAssignment {
             budget: None,
             small_parts: self.small_parts,
             progress: None,
+            expected: self.expected,
         }
     }
 
@@ -221,6 +224,7 @@ impl ProvingAssignment {
             budget: options.budget.clone(),
             small_parts: SmallParts::default(),
             progress: options.progress.clone(),
+            expected: options.capacity.constraints,
         }
     }
 
@@ -584,10 +588,16 @@ impl<S: FrCompatible> ConstraintSystem<S> for ProvingAssignment {
                 self.b.push(Fr::ZERO);
             }
         }
-        if let Some(progress) = &self.progress {
-            if self.a.len() % PROGRESS_STEP == 0 {
+        if self.a.len() % PROGRESS_STEP == 0 {
+            if let Some(progress) = &self.progress {
                 progress(self.a.len());
             }
+            crate::progress::report(&crate::progress::ProgressEvent {
+                task: crate::progress::Task::Synthesis,
+                what: "",
+                done: self.a.len() as u64,
+                total: self.expected as u64,
+            });
         }
     }
 

@@ -14,7 +14,9 @@ use subtle::{ConditionallySelectable, ConstantTimeEq};
 use crate::assignment::ProvingAssignment;
 use crate::keygen::{Column, KeypairAssembly};
 use crate::params::{Parameters, VerifyingKey};
+use crate::progress::{self, ProgressEvent, Task};
 use crate::Groth16Error;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Scalars are converted to points in chunks of this many, per rayon task.
 const CHUNK: usize = 1024;
@@ -153,8 +155,40 @@ where
     }
 }
 
-/// `scalars[i]·base` for every i, in parallel, as affine points.
-fn fixed_base_batch<G>(table: &FixedBase<G>, scalars: &[Fr]) -> Vec<G::AffineRepr>
+/// Setup's progress: query points made, of all of them ([`Task::Setup`]).
+struct SetupProgress {
+    done: AtomicU64,
+    total: u64,
+}
+
+impl SetupProgress {
+    fn new(total: usize) -> Self {
+        let p = SetupProgress {
+            done: AtomicU64::new(0),
+            total: total as u64,
+        };
+        p.add(0, "");
+        p
+    }
+
+    fn add(&self, points: usize, query: &str) {
+        let done = self.done.fetch_add(points as u64, Ordering::Relaxed) + points as u64;
+        progress::report(&ProgressEvent {
+            task: Task::Setup,
+            what: query,
+            done,
+            total: self.total,
+        });
+    }
+}
+
+/// `scalars[i]·base` for every i, in parallel, as affine points (`query`'s, for progress).
+fn fixed_base_batch<G>(
+    table: &FixedBase<G>,
+    scalars: &[Fr],
+    progress: &SetupProgress,
+    query: &str,
+) -> Vec<G::AffineRepr>
 where
     G: Curve<Scalar = Fr> + Send + Sync,
     G::AffineRepr:
@@ -166,6 +200,7 @@ where
         .for_each(|(out, scalars)| {
             let points: Vec<G> = scalars.iter().map(|s| table.mul(s)).collect();
             G::batch_normalize(&points, out);
+            progress.add(scalars.len(), query);
         });
     out
 }
@@ -261,9 +296,10 @@ pub fn generate_parameters<S: FrCompatible, C: Circuit<S>>(
     g2: G2Projective,
     toxic: &ToxicWaste,
 ) -> Result<Parameters, Groth16Error> {
+    let started = std::time::Instant::now();
     let assembly = KeypairAssembly::synthesize(circuit)?;
     let (log_n, n) = domain_size(assembly.num_constraints())?;
-    log::debug!(
+    log::info!(
         "setup: {} inputs, {} aux, {} constraints, domain 2^{log_n}",
         assembly.num_inputs(),
         assembly.num_aux(),
@@ -328,12 +364,21 @@ pub fn generate_parameters<S: FrCompatible, C: Circuit<S>>(
 
     let g1_table = FixedBase::new(g1);
     let g2_table = FixedBase::new(g2);
-    let h = fixed_base_batch(&g1_table, &h_scalars);
-    let ic = fixed_base_batch(&g1_table, &ic_scalars);
-    let l = fixed_base_batch(&g1_table, &l_scalars);
-    let a = fixed_base_batch(&g1_table, &a_scalars);
-    let b_g1 = fixed_base_batch(&g1_table, &b_scalars);
-    let b_g2 = fixed_base_batch(&g2_table, &b_scalars);
+    let points = [
+        &h_scalars,
+        &ic_scalars,
+        &l_scalars,
+        &a_scalars,
+        &b_scalars,
+        &b_scalars,
+    ];
+    let progress = SetupProgress::new(points.iter().map(|s| s.len()).sum());
+    let h = fixed_base_batch(&g1_table, &h_scalars, &progress, "h");
+    let ic = fixed_base_batch(&g1_table, &ic_scalars, &progress, "ic");
+    let l = fixed_base_batch(&g1_table, &l_scalars, &progress, "l");
+    let a = fixed_base_batch(&g1_table, &a_scalars, &progress, "a");
+    let b_g1 = fixed_base_batch(&g1_table, &b_scalars, &progress, "b_g1");
+    let b_g2 = fixed_base_batch(&g2_table, &b_scalars, &progress, "b_g2");
     for v in [
         &mut h_scalars,
         &mut ic_scalars,
@@ -354,6 +399,12 @@ pub fn generate_parameters<S: FrCompatible, C: Circuit<S>>(
         delta_g2: (g2 * toxic.delta).to_affine(),
         ic,
     };
+    log::info!(
+        "setup: done in {:.1} s ({} G1 and {} G2 query points)",
+        started.elapsed().as_secs_f64(),
+        h.len() + l.len() + a.len() + b_g1.len() + vk.ic.len(),
+        b_g2.len()
+    );
     Ok(Parameters {
         vk,
         h,
@@ -452,7 +503,9 @@ mod tests {
             assert_eq!(t1.mul(s), g1 * s, "seed {seed}, scalar {s:?}");
             assert_eq!(t2.mul(s), g2 * s, "seed {seed}, scalar {s:?}");
         }
-        let batch = fixed_base_batch(&t1, &scalars);
+        let progress = SetupProgress::new(scalars.len());
+        let batch = fixed_base_batch(&t1, &scalars, &progress, "test");
+        assert_eq!(progress.done.load(Ordering::Relaxed), scalars.len() as u64);
         for (p, s) in batch.iter().zip(&scalars) {
             assert_eq!(*p, (g1 * s).to_affine(), "seed {seed}");
         }

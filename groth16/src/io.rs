@@ -8,11 +8,22 @@ use std::io::{ErrorKind, Read, Write};
 use rayon::prelude::*;
 use sluice_field::{DecodeError, G1Affine, G2Affine};
 
+use crate::progress::{self, ProgressEvent, Task};
 use crate::Groth16Error;
 
 /// Points are decoded in batches of this many, in parallel, so a corrupted length field
 /// cannot make the reader allocate more than one batch ahead of the data it has.
-const BATCH: usize = 1 << 14;
+pub(crate) const BATCH: usize = 1 << 14;
+
+/// Reports `done` of `total` points of `section` decoded ([`Task::ReadParameters`]).
+pub(crate) fn report_decoded(section: &str, done: usize, total: usize) {
+    progress::report(&ProgressEvent {
+        task: Task::ReadParameters,
+        what: section,
+        done: done as u64,
+        total: total as u64,
+    });
+}
 
 /// A curve point as the bellperson formats store it.
 pub(crate) trait FilePoint: Sized + Copy + Send + Sync {
@@ -224,6 +235,7 @@ impl<R: Read> OffsetReader<R> {
         let len = self.read_len(section)?;
         let mut out = Vec::with_capacity(len.min(BATCH));
         let mut buf = Vec::new();
+        report_decoded(section, 0, len);
         while out.len() < len {
             let count = (len - out.len()).min(BATCH);
             buf.resize(count * P::UNCOMPRESSED, 0);
@@ -238,6 +250,7 @@ impl<R: Read> OffsetReader<R> {
                 )
             })?;
             out.extend(decode_points::<P>(&buf, offset, checked, section, first)?);
+            report_decoded(section, out.len(), len);
         }
         Ok(out)
     }

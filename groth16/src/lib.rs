@@ -17,7 +17,9 @@ mod error;
 mod generator;
 mod io;
 mod keygen;
+mod pairing;
 mod params;
+pub mod progress;
 mod prover;
 mod source;
 mod streaming;
@@ -44,7 +46,7 @@ pub use prover::{
 };
 pub use sluice_backend::{CompactVec, Storage};
 pub use source::{
-    Bases, G1Query, HostParameters, MappedParameters, ParameterSource, QueryLengths,
+    Bases, G1Query, HostParameters, MappedParameters, ParameterInfo, ParameterSource, QueryLengths,
     ResidentParameters,
 };
 pub use streaming::{compute_h_streaming, compute_h_two_vectors, HostVector, StreamingPlan};

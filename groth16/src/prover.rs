@@ -18,6 +18,7 @@ use sluice_field::{Fr, FrCompatible, G1Projective, G2Projective};
 use crate::assignment::{Capacity, ProvingAssignment};
 use crate::generator::domain_size;
 use crate::params::Proof;
+use crate::progress::{self, ProgressEvent, Task};
 use crate::source::{Bases, G1Query, ParameterSource};
 use crate::streaming::{
     compute_h_streaming, compute_h_two_vectors, quotient_to_h, HostVector, StreamingPlan,
@@ -469,13 +470,43 @@ where
         let (index, name) = (u.index, u.name.clone());
         return Err(Groth16Error::Unsatisfied { index, name });
     }
-    let mut clock = Instant::now();
-    let mut lap = || {
+    let (started, mut clock, mut phase) = (Instant::now(), Instant::now(), 0);
+    let (log_n, n) = domain_size(cs.num_constraints())?;
+    // Each phase's time, logged at info and reported as progress (Task::Proof).
+    let mut lap = |what: &'static str| {
         let now = Instant::now();
-        std::mem::replace(&mut clock, now).elapsed()
+        let took = std::mem::replace(&mut clock, now).elapsed();
+        phase += 1;
+        log::info!(
+            "proof 2^{log_n}: {what} in {:.1} ms",
+            took.as_secs_f64() * 1e3
+        );
+        let (done, total) = (phase, PROOF_PHASES);
+        progress::report(&ProgressEvent {
+            task: Task::Proof,
+            what,
+            done,
+            total,
+        });
+        took
     };
-    let (_, n) = domain_size(cs.num_constraints())?;
     check_sizes(params, &cs, n)?;
+    log::info!(
+        "proof 2^{log_n} on {}: {} constraints, {} inputs, {} auxiliary; H {:?}, MSM batches {:?}",
+        backend.name(),
+        cs.num_constraints(),
+        cs.input_assignment().len(),
+        cs.aux_assignment().len(),
+        config.h_mode,
+        config.msm_batch_len
+    );
+    let (done, total) = (0, PROOF_PHASES);
+    progress::report(&ProgressEvent {
+        task: Task::Proof,
+        what: "",
+        done,
+        total,
+    });
     let tracker = backend.tracker();
     let host_tracker = config.host_tracker.as_ref().unwrap_or(tracker);
     tracker.reset_peaks();
@@ -577,7 +608,7 @@ where
     };
 
     let mut phases = PhaseTimes {
-        h: lap(),
+        h: lap("H"),
         ..PhaseTimes::default()
     };
 
@@ -596,11 +627,11 @@ where
         None => g1(query, skip, HostScalars::Compact(aux), density, batch),
     };
     let l = g1_aux(G1Query::L, 0, None)?;
-    phases.l = lap();
+    phases.l = lap("L MSM");
     // Inputs are all used in A (the input constraints).
     let a = g1(G1Query::A, 0, HostScalars::Slice(inputs), None, batch)?
         + g1_aux(G1Query::A, inputs.len(), Some(cs.a_aux_density()))?;
-    phases.a = lap();
+    phases.a = lap("A MSM");
     let b_inputs_used = cs.b_input_density().count_ones();
     let b_g1 = g1(
         G1Query::BG1,
@@ -609,7 +640,7 @@ where
         Some(cs.b_input_density()),
         batch,
     )? + g1_aux(G1Query::BG1, b_inputs_used, Some(cs.b_aux_density()))?;
-    phases.b_g1 = lap();
+    phases.b_g1 = lap("B MSM in G1");
     let b_g2 = match (b_g2, &aux_buf) {
         (Some(b_g2), _) => b_g2,
         (None, Some(buf)) => {
@@ -623,7 +654,7 @@ where
         })?,
     };
     drop(aux_buf);
-    phases.b_g2 = lap();
+    phases.b_g2 = lap("B MSM in G2");
     let report = ProofReport {
         domain_size: n,
         h_mode: config.h_mode,
@@ -649,8 +680,16 @@ where
         b: g_b.to_affine(),
         c: g_c.to_affine(),
     };
+    log::info!(
+        "proof 2^{log_n}: done in {:.1} ms; device peak {} bytes",
+        started.elapsed().as_secs_f64() * 1e3,
+        report.memory.device_peak
+    );
     Ok((proof, report))
 }
+
+/// The phases [`prove_assignment_with`] reports ([`Task::Proof`]): H and four MSMs.
+const PROOF_PHASES: u64 = 5;
 
 /// Proves `circuit` with blinding `r`, `s` (uniformly random and secret). Synthesis writes
 /// the assignment where `backend` uploads fastest from
@@ -669,8 +708,20 @@ where
     P: ParameterSource<B> + ?Sized,
 {
     let capacity = Capacity::for_queries(&params.query_lengths());
+    let started = Instant::now();
     let cs = ProvingAssignment::synthesize_for(circuit, capacity, backend)?;
+    log_synthesis(&cs, started);
     Ok(prove_assignment(cs, params, r, s, backend)?.0)
+}
+
+/// Logs a synthesis at info: its size and time.
+fn log_synthesis(cs: &ProvingAssignment, started: Instant) {
+    log::info!(
+        "synthesis: {} constraints, {} auxiliary in {:.1} ms",
+        cs.num_constraints(),
+        cs.aux_assignment().len(),
+        started.elapsed().as_secs_f64() * 1e3
+    );
 }
 
 /// Proves `circuit`, drawing `r` and `s` from `rng` (pass a CSPRNG such as `OsRng` or
@@ -720,8 +771,13 @@ where
     let capacity = Capacity::for_queries(&params.query_lengths());
     let assignments = circuits
         .into_par_iter()
-        .map(|c| ProvingAssignment::synthesize_for(c, capacity, backend))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|c| {
+            let started = Instant::now();
+            let cs = ProvingAssignment::synthesize_for(c, capacity, backend)?;
+            log_synthesis(&cs, started);
+            Ok(cs)
+        })
+        .collect::<Result<Vec<_>, Groth16Error>>()?;
     assignments
         .into_iter()
         .zip(blinding)

@@ -10,7 +10,10 @@ use memmap2::Mmap;
 use sluice_backend::{BackendError, ComputeBackend};
 use sluice_field::{G1Affine, G2Affine};
 
-use crate::io::{decode_points, section_length, section_point, truncated, FilePoint, OffsetReader};
+use crate::io::{
+    decode_points, report_decoded, section_length, section_point, truncated, FilePoint,
+    OffsetReader, BATCH,
+};
 use crate::params::{Parameters, VerifyingKey};
 use crate::Groth16Error;
 
@@ -72,12 +75,18 @@ impl<T> Deref for Bases<'_, T> {
     }
 }
 
-/// What the prover takes parameters from.
-pub trait ParameterSource<B: ComputeBackend> {
+/// What every kind of parameters says about itself, whatever holds its points: one trait
+/// under both [`ParameterSource`] and [`HostParameters`], so that `params.vk()` means one
+/// method wherever both traits are in scope.
+pub trait ParameterInfo {
     /// The verifying key.
     fn vk(&self) -> &VerifyingKey;
     /// The length of every query.
     fn query_lengths(&self) -> QueryLengths;
+}
+
+/// What the prover takes parameters from.
+pub trait ParameterSource<B: ComputeBackend>: ParameterInfo {
     /// The bases of a G1 query, resident in `backend`.
     fn g1_bases(&self, backend: &B, query: G1Query) -> Result<Bases<'_, B::G1Bases>, Groth16Error>;
     /// The `b_g2` bases, resident in `backend`.
@@ -128,11 +137,7 @@ fn slice_range<'a, T: Clone>(
 
 /// Parameters whose points live on the host (in memory or in a mapped file): a
 /// [`ParameterSource`] for every backend, uploading each query when the prover needs it.
-pub trait HostParameters {
-    /// The verifying key.
-    fn vk(&self) -> &VerifyingKey;
-    /// The length of every query.
-    fn query_lengths(&self) -> QueryLengths;
+pub trait HostParameters: ParameterInfo {
     /// The points of a G1 query (borrowed, or decoded from a file).
     fn g1_points(&self, query: G1Query) -> Result<Cow<'_, [G1Affine]>, Groth16Error>;
     /// The `b_g2` points.
@@ -155,12 +160,6 @@ pub trait HostParameters {
 }
 
 impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
-    fn vk(&self) -> &VerifyingKey {
-        HostParameters::vk(self)
-    }
-    fn query_lengths(&self) -> QueryLengths {
-        HostParameters::query_lengths(self)
-    }
     fn g1_bases(&self, backend: &B, query: G1Query) -> Result<Bases<'_, B::G1Bases>, Groth16Error> {
         let points = self.g1_points(query)?;
         Ok(Bases::Uploaded(
@@ -196,7 +195,7 @@ impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
     }
 }
 
-impl HostParameters for Parameters {
+impl ParameterInfo for Parameters {
     fn vk(&self) -> &VerifyingKey {
         &self.vk
     }
@@ -209,6 +208,9 @@ impl HostParameters for Parameters {
             b_g2: self.b_g2.len(),
         }
     }
+}
+
+impl HostParameters for Parameters {
     fn g1_points(&self, query: G1Query) -> Result<Cow<'_, [G1Affine]>, Groth16Error> {
         Ok(Cow::Borrowed(match query {
             G1Query::H => &self.h,
@@ -294,14 +296,22 @@ impl MappedParameters {
             }
             .into());
         }
-        let first = start + range.start * P::UNCOMPRESSED;
-        decode_points(
-            &self.mmap[first..start + range.end * P::UNCOMPRESSED],
-            first as u64,
-            self.checked,
-            name,
-            range.start,
-        )
+        // In batches, so that a long checked decode reports its progress.
+        let mut out = Vec::with_capacity(range.len());
+        report_decoded(name, 0, range.len());
+        for from in range.clone().step_by(BATCH) {
+            let to = (from + BATCH).min(range.end);
+            let first = start + from * P::UNCOMPRESSED;
+            out.extend(decode_points::<P>(
+                &self.mmap[first..start + to * P::UNCOMPRESSED],
+                first as u64,
+                self.checked,
+                name,
+                from,
+            )?);
+            report_decoded(name, to - range.start, range.len());
+        }
+        Ok(out)
     }
 
     /// Decodes everything into memory.
@@ -345,7 +355,7 @@ fn section_bounds<P: FilePoint>(
     Ok((start, len))
 }
 
-impl HostParameters for MappedParameters {
+impl ParameterInfo for MappedParameters {
     fn vk(&self) -> &VerifyingKey {
         &self.vk
     }
@@ -359,6 +369,9 @@ impl HostParameters for MappedParameters {
             b_g2: s[4].1,
         }
     }
+}
+
+impl HostParameters for MappedParameters {
     fn g1_points(&self, query: G1Query) -> Result<Cow<'_, [G1Affine]>, Groth16Error> {
         let index = query as usize;
         Ok(Cow::Owned(self.decode(index, query.name())?))
@@ -414,13 +427,16 @@ impl<B: ComputeBackend> ResidentParameters<B> {
     }
 }
 
-impl<B: ComputeBackend> ParameterSource<B> for ResidentParameters<B> {
+impl<B: ComputeBackend> ParameterInfo for ResidentParameters<B> {
     fn vk(&self) -> &VerifyingKey {
         &self.vk
     }
     fn query_lengths(&self) -> QueryLengths {
         self.lengths
     }
+}
+
+impl<B: ComputeBackend> ParameterSource<B> for ResidentParameters<B> {
     fn g1_bases(&self, _: &B, query: G1Query) -> Result<Bases<'_, B::G1Bases>, Groth16Error> {
         Ok(Bases::Resident(&self.g1[query as usize]))
     }

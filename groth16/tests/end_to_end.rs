@@ -171,7 +171,14 @@ fn large_circuit_verifies_and_rejects_tampering() {
     std::fs::write(&path, &bytes).unwrap();
     let mapped = MappedParameters::open(&path, true).unwrap();
     assert_eq!(mapped.to_parameters().unwrap(), f.params);
+    // With the whole API in scope (`use sluice_groth16::*`), vk() and query_lengths() are one
+    // method each (ParameterInfo's), on every kind of parameters.
+    assert_eq!(mapped.vk(), &f.params.vk);
+    assert_eq!(mapped.query_lengths(), f.params.query_lengths());
     let backend = CpuBackend::new();
+    let resident = ResidentParameters::upload(&mapped, &backend).unwrap();
+    assert_eq!(resident.vk(), f.params.vk());
+    assert_eq!(resident.query_lengths(), mapped.query_lengths());
     let proof = create_random_proof(f.circuit.clone(), &mapped, &mut r, &backend).unwrap();
     assert!(verify_proof(&pvk, &proof, &f.inputs).unwrap());
     // Ranges decode alone and equal the slices of the whole query; past the end is an error.

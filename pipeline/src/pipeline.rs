@@ -72,6 +72,13 @@ impl ProofState {
             }
         }
         inner.remaining -= 1;
+        let total = inner.proofs.len();
+        sluice_groth16::progress::report(&sluice_groth16::progress::ProgressEvent {
+            task: sluice_groth16::progress::Task::Partitions,
+            what: "",
+            done: (total - inner.remaining) as u64,
+            total: total as u64,
+        });
         if inner.remaining == 0 {
             self.done.notify_all();
         }
@@ -481,6 +488,7 @@ impl SynthesisWorker {
                 continue;
             }
             let budget = self.pool.admit();
+            log::debug!("partition {} admitted to synthesis", job.index);
             let started = Instant::now();
             match self.synthesize(job.synthesize, &budget, job.index) {
                 Ok((cs, held, b_g2)) => {

@@ -80,7 +80,7 @@ where
         generate_random_parameters(MimcLike::<Fr>::filling_domain(LOG_N, None), &mut rng).unwrap();
     let pvk = prepare_verifying_key(&params.vk);
     let footprint =
-        PartitionFootprint::new(&sluice_groth16::HostParameters::query_lengths(&params), 3);
+        PartitionFootprint::new(&sluice_groth16::ParameterInfo::query_lengths(&params), 3);
     let streaming = HModeChoice::Streaming {
         device_budget_bytes: 2 * footprint.vector_bytes(),
     };

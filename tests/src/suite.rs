@@ -443,7 +443,7 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
     use sluice_groth16::demo::MimcLike;
     use sluice_groth16::{
         generate_random_parameters, prepare_verifying_key, prove_assignment, verify_proof,
-        Capacity, ParameterSource, ProvingAssignment,
+        Capacity, ParameterInfo, ProvingAssignment,
     };
     let mut rng = rng(seed);
     let params =
@@ -452,7 +452,7 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
     let x = Fr::random(&mut rng);
     let circuit = MimcLike::filling_domain(log_domain, Some(x));
     let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
-    let capacity = Capacity::for_queries(&ParameterSource::<B>::query_lengths(&params));
+    let capacity = Capacity::for_queries(&params.query_lengths());
     let cs = ProvingAssignment::synthesize_for(circuit.clone(), capacity, backend).unwrap();
     // Dense values: one raw vector each, in the memory the backend lends where it lends.
     assert!(cs.a().is_raw(), "seed {seed:#x}");
@@ -489,7 +489,7 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
 pub fn compact_proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
     use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
     use sluice_groth16::{
-        generate_random_parameters, prove_assignment, Capacity, Circuit, ParameterSource,
+        generate_random_parameters, prove_assignment, Capacity, Circuit, ParameterInfo,
         ProvingAssignment, Storage, SynthesisOptions,
     };
     fn check<B: ComputeBackend, C: Circuit<Fr> + Clone>(
@@ -502,7 +502,7 @@ pub fn compact_proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64)
     ) {
         let params = generate_random_parameters(shape, &mut *rng).unwrap();
         let (r, s) = (Fr::random(&mut *rng), Fr::random(&mut *rng));
-        let capacity = Capacity::for_queries(&ParameterSource::<B>::query_lengths(&params));
+        let capacity = Capacity::for_queries(&params.query_lengths());
         let synthesize = |storage| {
             let options = SynthesisOptions {
                 capacity,

@@ -50,9 +50,13 @@ fn run_tests(extra: &[String]) -> Result<(), String> {
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
     opencl_setup::ensure_opencl_runtime()?;
     let mut cmd = Command::new(cargo());
-    // Optional features with tests of their own: serde encodings and blst conversions.
+    // Optional features with tests of their own: serde encodings, blst conversions, and the
+    // facade's blstrs circuits and OpenCL re-exports.
     cmd.args(["test", "--workspace", "--release"])
-        .args(["--features", "sluice-field/serde,sluice-field/blst"])
+        .args([
+            "--features",
+            "sluice-field/serde,sluice-field/blst,sluice/blstrs,sluice/opencl",
+        ])
         .args(extra);
     if in_ci {
         // In CI a missing OpenCL platform fails the OpenCL tests instead of skipping them.
@@ -80,15 +84,15 @@ fn run_bench(args: &[String]) -> Result<(), String> {
         // The peers (arkworks, blst, bellperson) compile only when asked for.
         features.push("compare");
     }
-    if opencl_setup::opencl_runtime_present() {
-        features.push("opencl");
-    } else {
-        eprintln!(
-            "xtask: no OpenCL runtime found — benchmarking the CPU backend only.\n\
-             xtask: to enable GPUs, install your vendor's OpenCL driver and the loader \
-             (Debian: apt-get install -y {}), then run this again.",
-            opencl_setup::OPENCL_PACKAGES.join(" ")
-        );
+    // As root a missing runtime is installed, as for the tests; otherwise, or if that
+    // fails, the CPU backend is benchmarked alone and the message says how to add OpenCL.
+    match opencl_setup::ensure_opencl_runtime() {
+        Ok(()) => features.push("opencl"),
+        Err(message) => eprintln!(
+            "xtask: {message}\n\
+             xtask: benchmarking the CPU backend only (for GPUs, install your vendor's \
+             OpenCL driver too)."
+        ),
     }
     if !features.is_empty() {
         cmd.args(["--features", &features.join(",")]);

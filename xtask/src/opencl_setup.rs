@@ -1,17 +1,18 @@
 //! Making sure an OpenCL runtime (the ICD loader and at least one driver) is present.
 //!
-//! sluice's OpenCL tests run on PoCL where there is no GPU. A fresh Debian machine has
-//! neither the loader nor PoCL: as root we install them with apt-get; otherwise we stop at
-//! once and name the command to run.
+//! sluice's OpenCL tests and benchmarks run on PoCL where there is no GPU. A fresh Debian
+//! machine has neither the loader nor PoCL: as root `cargo xtask test` and `cargo xtask
+//! bench` install them with apt-get; otherwise the tests stop at once and the benchmarks
+//! run on the CPU alone, both naming the command to run.
 
 use std::path::Path;
 use std::process::Command;
 
 /// The Debian packages that give an OpenCL loader, a CPU driver (PoCL) and `clinfo`.
-pub const OPENCL_PACKAGES: [&str; 3] = ["ocl-icd-opencl-dev", "pocl-opencl-icd", "clinfo"];
+const OPENCL_PACKAGES: [&str; 3] = ["ocl-icd-opencl-dev", "pocl-opencl-icd", "clinfo"];
 
 /// Whether the loader library and at least one installable client driver are present.
-pub fn opencl_runtime_present() -> bool {
+fn opencl_runtime_present() -> bool {
     loader_present() && icd_present()
 }
 
@@ -49,7 +50,8 @@ pub fn ensure_opencl_runtime() -> Result<(), String> {
     let install = format!("apt-get install -y {}", OPENCL_PACKAGES.join(" "));
     if !running_as_root() {
         return Err(format!(
-            "no OpenCL runtime found (loader and PoCL are needed for the OpenCL tests).\n\
+            "no OpenCL runtime found (the OpenCL backend needs the loader and a driver, \
+             PoCL where there is no GPU).\n\
              Run once: sudo apt-get update && sudo {install}"
         ));
     }

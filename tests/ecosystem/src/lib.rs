@@ -1,0 +1,1 @@
+//! Nothing but tests (`tests/`): circuits from the Filecoin ecosystem proved by sluice.
