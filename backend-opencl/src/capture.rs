@@ -164,13 +164,13 @@ mod tests {
             return;
         };
         let (a, bv) = inputs();
-        let mut da = b.upload_fr("a", &a).unwrap();
-        let db = b.upload_fr("b", &bv).unwrap();
+        let mut da = b.upload_fr("a", &a, a.len()).unwrap();
+        let db = b.upload_fr("b", &bv, bv.len()).unwrap();
         for _ in 0..3 {
             b.sub_assign(&mut da, &db).unwrap(); // the third is past SLUICE_CAPTURE_COUNT
         }
         // 2^10: two passes, each launch built once before to query the kernel's group limit.
-        let mut x = b.upload_fr("x", &vec![Fr::ONE; 1 << 10]).unwrap();
+        let mut x = b.upload_fr("x", &[Fr::ONE; 1 << 10], 1 << 10).unwrap();
         b.transform(&mut x, Transform::Ntt, NttOrder::NaturalToNatural)
             .unwrap();
     }

@@ -58,10 +58,10 @@ use std::sync::{Mutex, MutexGuard};
 
 use ff::Field;
 use sluice_backend::{
-    BackendError, ComputeBackend, Density, MemoryInfo, MemoryTracker, MsmGroup, NttOrder, Scalars,
-    Transform,
+    check_len, check_range, check_segment, BackendError, BackendInfo, Buffer, ComputeBackend,
+    CurveAffine, Density, MemoryInfo, MemoryTracker, NttOrder, Scalars, Transform,
 };
-use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
+use sluice_field::Fr;
 
 use crate::context::{Chunked, DeviceCtx};
 use crate::repr::{as_words, as_words_mut};
@@ -116,6 +116,7 @@ impl Default for OpenClConfig {
 
 /// A [`ComputeBackend`] on one or more OpenCL devices.
 pub struct OpenClBackend {
+    info: BackendInfo,
     devices: Vec<DeviceCtx>,
     tracker: MemoryTracker,
     /// [`OpenClConfig::shifted_bases`].
@@ -125,6 +126,12 @@ pub struct OpenClBackend {
 /// A buffer of Fr scalars on the backend's first device.
 pub struct OpenClFrBuffer {
     data: Chunked,
+}
+
+impl Buffer for OpenClFrBuffer {
+    fn len(&self) -> usize {
+        self.data.len
+    }
 }
 
 impl OpenClBackend {
@@ -144,7 +151,18 @@ impl OpenClBackend {
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let names: Vec<&str> = devices.iter().map(|d| d.info.name.as_str()).collect();
+        let info = BackendInfo {
+            name: format!("opencl ({})", names.join(" + ")),
+            // A CPU driver such as PoCL is no accelerator.
+            accelerator: devices.iter().all(|d| d.info.is_gpu),
+            // Kernels and device copies are queued in order; uploads, downloads and MSM
+            // results wait for what they need.
+            queues_work: true,
+            host_memory_shared: devices.iter().all(|d| d.info.host_unified_memory),
+        };
         Ok(OpenClBackend {
+            info,
             devices,
             tracker: config.tracker.unwrap_or_default(),
             shifted_bases: config.shifted_bases,
@@ -270,7 +288,7 @@ impl OpenClBackend {
         a: &mut OpenClFrBuffer,
         b: &OpenClFrBuffer,
     ) -> Result<(), BackendError> {
-        sluice_backend::check_len("pointwise operands", a.data.len, b.data.len)?;
+        check_len("pointwise operands", a.data.len, b.data.len)?;
         let ctx = self.primary();
         for (i, (ca, cb)) in a.data.chunks.iter().zip(&b.data.chunks).enumerate() {
             let n = a.data.chunk_elems(i);
@@ -394,12 +412,10 @@ impl Drop for OpenClBackend {
 
 impl ComputeBackend for OpenClBackend {
     type FrBuffer = OpenClFrBuffer;
-    type G1Bases = OpenClG1Bases;
-    type G2Bases = OpenClG2Bases;
+    type Bases<A: CurveAffine> = OpenClBases<A>;
 
-    fn name(&self) -> String {
-        let names: Vec<&str> = self.devices.iter().map(|d| d.info.name.as_str()).collect();
-        format!("opencl ({})", names.join(" + "))
+    fn info(&self) -> &BackendInfo {
+        &self.info
     }
 
     fn tracker(&self) -> &MemoryTracker {
@@ -410,26 +426,8 @@ impl ComputeBackend for OpenClBackend {
         self.devices.iter().try_for_each(DeviceCtx::finish)
     }
 
-    fn msm_scratch_bytes(&self, scalars: usize, group: MsmGroup) -> u64 {
-        match group {
-            MsmGroup::G1 => self.msm_scratch::<G1Affine>(scalars),
-            MsmGroup::G2 => self.msm_scratch::<G2Affine>(scalars),
-        }
-    }
-
-    /// True when every device is a GPU (a CPU driver such as PoCL is not an accelerator).
-    fn is_accelerator(&self) -> bool {
-        self.devices.iter().all(|d| d.info.is_gpu)
-    }
-
-    /// Kernels and device copies are queued in order; uploads, downloads and MSM results
-    /// wait for what they need.
-    fn queues_work(&self) -> bool {
-        true
-    }
-
-    fn profile_report(&self) -> Option<String> {
-        OpenClBackend::profile_report(self)
+    fn msm_scratch_bytes<A: CurveAffine>(&self, scalars: usize) -> u64 {
+        self.msm_scratch::<A>(scalars)
     }
 
     /// The first device's page-locked host memory (see [`OpenClConfig::pinned_staging`]):
@@ -463,19 +461,15 @@ impl ComputeBackend for OpenClBackend {
         Ok(OpenClFrBuffer { data })
     }
 
-    fn upload_fr(&self, name: &str, values: &[Fr]) -> Result<OpenClFrBuffer, BackendError> {
-        self.upload_fr_padded(name, values, values.len())
-    }
-
     /// The values go up on the device's transfer queue, overlapping the kernels already
     /// queued (a new buffer: nothing queued uses it); the zeros after them are queued.
-    fn upload_fr_padded(
+    fn upload_fr(
         &self,
         name: &str,
         values: &[Fr],
         len: usize,
     ) -> Result<OpenClFrBuffer, BackendError> {
-        sluice_backend::check_range("upload_fr_padded", len, 0, values.len())?;
+        check_range("upload_fr", len, 0, values.len())?;
         let ctx = self.primary();
         let data = Chunked::upload(ctx, 0, &self.tracker, name, len, 8, as_words(values))?;
         Ok(OpenClFrBuffer { data })
@@ -497,7 +491,7 @@ impl ComputeBackend for OpenClBackend {
         offset: usize,
         values: &[Fr],
     ) -> Result<(), BackendError> {
-        sluice_backend::check_range("write_fr range", buf.data.len, offset, values.len())?;
+        check_range("write_fr range", buf.data.len, offset, values.len())?;
         buf.data.write(self.primary(), offset, as_words(values))
     }
 
@@ -507,12 +501,8 @@ impl ComputeBackend for OpenClBackend {
         offset: usize,
         out: &mut [Fr],
     ) -> Result<(), BackendError> {
-        sluice_backend::check_range("read_fr range", buf.data.len, offset, out.len())?;
+        check_range("read_fr range", buf.data.len, offset, out.len())?;
         buf.data.read(self.primary(), offset, as_words_mut(out))
-    }
-
-    fn fr_len(&self, buf: &OpenClFrBuffer) -> usize {
-        buf.data.len
     }
 
     /// All four transforms in every [`NttOrder`], on buffers that fit one allocation.
@@ -523,6 +513,18 @@ impl ComputeBackend for OpenClBackend {
         order: NttOrder,
     ) -> Result<(), BackendError> {
         self.ntt_transform(buf, transform, order)
+    }
+
+    /// Batched per chunk: every launch transforms all the segments of a chunk. Buffers split
+    /// into chunks smaller than a segment return [`BackendError::Unsupported`].
+    fn transform_segments(
+        &self,
+        buf: &mut OpenClFrBuffer,
+        segment: usize,
+        transform: Transform,
+        order: NttOrder,
+    ) -> Result<(), BackendError> {
+        self.ntt_transform_segments(buf, segment, transform, order)
     }
 
     fn domain_to_coset(&self, buf: &mut OpenClFrBuffer) -> Result<(), BackendError> {
@@ -549,31 +551,6 @@ impl ComputeBackend for OpenClBackend {
         Ok(())
     }
 
-    fn distribute_powers(&self, a: &mut OpenClFrBuffer, g: Fr) -> Result<(), BackendError> {
-        let ctx = self.primary();
-        if g == Fr::ONE {
-            return Ok(());
-        }
-        for (i, c) in a.data.chunks.iter().enumerate() {
-            let first = (i * a.data.chunk_len) as u64;
-            // One segment longer than any buffer: g^(first + i).
-            self.segment_powers_chunk(ctx, c, a.data.chunk_elems(i), first, u64::MAX, &[g])?;
-        }
-        Ok(())
-    }
-
-    /// Batched per chunk: every launch transforms all the segments of a chunk. Buffers split
-    /// into chunks smaller than a segment return [`BackendError::Unsupported`].
-    fn transform_segments(
-        &self,
-        buf: &mut OpenClFrBuffer,
-        segment: usize,
-        transform: Transform,
-        order: NttOrder,
-    ) -> Result<(), BackendError> {
-        self.ntt_transform_segments(buf, segment, transform, order)
-    }
-
     /// One launch per chunk, with the generators `base · ratio^k` of the chunk's segments
     /// computed on the host. Any `segment` dividing the length, on any chunking.
     fn segment_powers(
@@ -584,18 +561,23 @@ impl ComputeBackend for OpenClBackend {
         ratio: Fr,
     ) -> Result<(), BackendError> {
         let len = buf.data.len;
-        if segment == 0 || len % segment != 0 {
-            return Err(BackendError::InvalidInput(format!(
-                "segment_powers: segment {segment} does not divide the buffer length {len}"
-            )));
-        }
+        check_segment("segment_powers", len, segment)?;
+        let ctx = self.primary();
         if segment == len {
-            return self.distribute_powers(buf, base);
+            if base == Fr::ONE {
+                return Ok(());
+            }
+            for (i, c) in buf.data.chunks.iter().enumerate() {
+                let first = (i * buf.data.chunk_len) as u64;
+                // One segment longer than any buffer: base^(first + i).
+                let n = buf.data.chunk_elems(i);
+                self.segment_powers_chunk(ctx, c, n, first, u64::MAX, &[base])?;
+            }
+            return Ok(());
         }
         if segment == 1 {
             return Ok(()); // every element is the 0th of its segment: g^0
         }
-        let ctx = self.primary();
         for (i, c) in buf.data.chunks.iter().enumerate() {
             let first = i * buf.data.chunk_len;
             let n = buf.data.chunk_elems(i);
@@ -614,48 +596,22 @@ impl ComputeBackend for OpenClBackend {
         Ok(())
     }
 
-    fn upload_g1_bases(
+    fn upload_bases<A: CurveAffine>(
         &self,
         name: &str,
-        bases: &[G1Affine],
-    ) -> Result<OpenClG1Bases, BackendError> {
-        self.upload_bases(name, bases)
+        bases: &[A],
+    ) -> Result<OpenClBases<A>, BackendError> {
+        self.upload_msm_bases(name, bases)
     }
 
-    fn upload_g2_bases(
+    fn msm_vartime<A: CurveAffine>(
         &self,
-        name: &str,
-        bases: &[G2Affine],
-    ) -> Result<OpenClG2Bases, BackendError> {
-        self.upload_bases(name, bases)
-    }
-
-    fn g1_len(&self, bases: &OpenClG1Bases) -> usize {
-        bases.len
-    }
-
-    fn g2_len(&self, bases: &OpenClG2Bases) -> usize {
-        bases.len
-    }
-
-    fn msm_g1_vartime(
-        &self,
-        bases: &OpenClG1Bases,
+        bases: &OpenClBases<A>,
         skip: usize,
         scalars: Scalars<'_, Self>,
         density: Option<&Density>,
-    ) -> Result<G1Projective, BackendError> {
-        self.msm(bases, skip, scalars, density)
-    }
-
-    fn msm_g2_vartime(
-        &self,
-        bases: &OpenClG2Bases,
-        skip: usize,
-        scalars: Scalars<'_, Self>,
-        density: Option<&Density>,
-    ) -> Result<G2Projective, BackendError> {
-        self.msm(bases, skip, scalars, density)
+    ) -> Result<A::Group, BackendError> {
+        self.msm_on_devices(bases, skip, scalars, density)
     }
 }
 
@@ -820,8 +776,8 @@ mod tests {
     fn pointwise_ops_match_host(b: &OpenClBackend, n: usize, seed: u64) {
         let (x, y) = (random(n, seed), random(n, seed + 1));
         let s = Fr::random(rng(seed + 2));
-        let mut a = b.upload_fr("a", &x).unwrap();
-        let c = b.upload_fr("c", &y).unwrap();
+        let mut a = b.upload_fr("a", &x, x.len()).unwrap();
+        let c = b.upload_fr("c", &y, y.len()).unwrap();
         let read = |a: &super::OpenClFrBuffer| {
             let mut out = vec![Fr::ZERO; n];
             b.read_fr(a, 0, &mut out).unwrap();
@@ -927,7 +883,7 @@ mod tests {
                 v * (base * ratio.pow_vartime([k])).pow_vartime([j])
             })
             .collect();
-        let mut a = b.upload_fr("a", &x).unwrap();
+        let mut a = b.upload_fr("a", &x, x.len()).unwrap();
         b.segment_powers(&mut a, segment, base, ratio).unwrap();
         let mut got = vec![Fr::ZERO; len];
         b.read_fr(&a, 0, &mut got).unwrap();
@@ -1015,7 +971,7 @@ mod tests {
         assert!(y[..at] == x[..at], "seed {seed}: the head was overwritten");
         // Staged through the transfer queue while a transform of `buf` is queued, padded.
         b.scale(&mut buf, Fr::from(3)).unwrap();
-        let padded = b.upload_fr_padded("padded", &x[..n - 99], n).unwrap();
+        let padded = b.upload_fr("padded", &x[..n - 99], n).unwrap();
         b.read_fr(&padded, 0, &mut y).unwrap();
         assert!(
             y[..n - 99] == x[..n - 99] && y[n - 99..].iter().all(|v| v.is_zero_vartime()),
@@ -1049,7 +1005,7 @@ mod tests {
             "an ordinary vector is staged"
         );
         let mut y = vec![Fr::ZERO; n + 77];
-        let whole = b.upload_fr_padded("lent", &lent, n + 77).unwrap();
+        let whole = b.upload_fr("lent", &lent, n + 77).unwrap();
         b.read_fr(&whole, 0, &mut y).unwrap();
         assert!(
             y[..n] == x[..] && y[n..].iter().all(|v| v.is_zero_vartime()),
@@ -1127,7 +1083,7 @@ mod tests {
             let seed = 4200;
             let x = random(1000, seed);
             let s = Fr::random(rng(seed + 1));
-            let mut busy = b.upload_fr("busy", &x[..512]).unwrap();
+            let mut busy = b.upload_fr("busy", &x[..512], x[..512].len()).unwrap();
             let mut want: Vec<Fr> = x[..512].to_vec();
             let cases = [
                 (1000, 0),
@@ -1142,7 +1098,7 @@ mod tests {
                 // disturb it.
                 b.scale(&mut busy, s).unwrap();
                 want.iter_mut().for_each(|w| *w *= s);
-                let buf = b.upload_fr_padded("padded", &x[..filled], len).unwrap();
+                let buf = b.upload_fr("padded", &x[..filled], len).unwrap();
                 let mut got = vec![Fr::ONE; len];
                 b.read_fr(&buf, 0, &mut got).unwrap();
                 assert!(
@@ -1155,7 +1111,7 @@ mod tests {
             b.read_fr(&busy, 0, &mut back).unwrap();
             assert!(back == want, "seed {seed}: the queued work was disturbed");
             assert!(matches!(
-                b.upload_fr_padded("long", &x[..10], 9),
+                b.upload_fr("long", &x[..10], 9),
                 Err(BackendError::LengthMismatch { .. })
             ));
         }

@@ -4,8 +4,12 @@
 
 use std::marker::PhantomData;
 
-use sluice_backend::{Allocation, BackendError, Density, MemoryKind, Scalars};
-use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
+use group::Group;
+use sluice_backend::{
+    Allocation, BackendError, Buffer, CurveAffine, CurveGroup, Density, GroupKind, MemoryKind,
+    Scalars,
+};
+use sluice_field::{Fr, G1Affine, G2Affine};
 
 use crate::context::{Chunked, DeviceCtx, Launch};
 use crate::repr::{as_words, as_words_mut, u64_as_words, DeviceRepr};
@@ -25,6 +29,12 @@ pub struct OpenClBases<A> {
     /// ([`crate::OpenClConfig::shifted_bases`]).
     shifted: Option<ShiftedTable>,
     _affine: PhantomData<fn() -> A>,
+}
+
+impl<A> Buffer for OpenClBases<A> {
+    fn len(&self) -> usize {
+        self.len
+    }
 }
 
 /// Precomputed shifted bases: `groups[d][ch][g]` holds windows `[g per_group, ..)` of
@@ -104,9 +114,9 @@ pub type OpenClG1Bases = OpenClBases<G1Affine>;
 /// G2 bases resident in an [`OpenClBackend`].
 pub type OpenClG2Bases = OpenClBases<G2Affine>;
 
-/// What the MSM needs of a group, on the host and on the device.
-pub(crate) trait GpuCurve: DeviceRepr {
-    type Proj: DeviceRepr + Send;
+/// What the MSM needs of a group on the device: its program and kernel names, chosen by
+/// the group's kind, for every [`CurveAffine`].
+pub(crate) trait GpuCurve: CurveAffine {
     const PROGRAM: ProgramKind;
     /// The kernels' name prefix (`G1_msm_count`, ...).
     const PREFIX: &'static str;
@@ -118,33 +128,22 @@ pub(crate) trait GpuCurve: DeviceRepr {
     /// register cap either way, ran 5% slower with 64 than with the driver's choice. On
     /// GPUs only: CPU devices use [`CPU_POINT_GROUP`].
     const POINT_GROUP: Option<usize>;
-    fn identity() -> Self::Proj;
-    fn add(a: &Self::Proj, b: &Self::Proj) -> Self::Proj;
-    fn double(a: &Self::Proj) -> Self::Proj;
 }
 
-macro_rules! gpu_curve {
-    ($affine:ty, $proj:ty, $program:expr, $prefix:literal, $group:expr) => {
-        impl GpuCurve for $affine {
-            type Proj = $proj;
-            const PROGRAM: ProgramKind = $program;
-            const PREFIX: &'static str = $prefix;
-            const POINT_GROUP: Option<usize> = $group;
-            fn identity() -> $proj {
-                <$proj>::identity()
-            }
-            fn add(a: &$proj, b: &$proj) -> $proj {
-                a.add_vartime(b)
-            }
-            fn double(a: &$proj) -> $proj {
-                a.double()
-            }
-        }
+impl<A: CurveAffine> GpuCurve for A {
+    const PROGRAM: ProgramKind = match A::KIND {
+        GroupKind::G1 => ProgramKind::G1Msm,
+        GroupKind::G2 => ProgramKind::G2Msm,
+    };
+    const PREFIX: &'static str = match A::KIND {
+        GroupKind::G1 => "G1",
+        GroupKind::G2 => "G2",
+    };
+    const POINT_GROUP: Option<usize> = match A::KIND {
+        GroupKind::G1 => Some(64),
+        GroupKind::G2 => None,
     };
 }
-
-gpu_curve!(G1Affine, G1Projective, ProgramKind::G1Msm, "G1", Some(64));
-gpu_curve!(G2Affine, G2Projective, ProgramKind::G2Msm, "G2", None);
 
 /// Work-group size of the point kernels on CPU devices (see `launch`).
 const CPU_POINT_GROUP: usize = 64;
@@ -431,7 +430,7 @@ impl<'a> UsedElements<'a> {
 }
 
 impl OpenClBackend {
-    pub(crate) fn upload_bases<A: GpuCurve>(
+    pub(crate) fn upload_msm_bases<A: GpuCurve>(
         &self,
         name: &str,
         bases: &[A],
@@ -534,13 +533,13 @@ impl OpenClBackend {
         })
     }
 
-    pub(crate) fn msm<A: GpuCurve>(
+    pub(crate) fn msm_on_devices<A: GpuCurve>(
         &self,
         bases: &OpenClBases<A>,
         skip: usize,
         scalars: Scalars<'_, Self>,
         density: Option<&Density>,
-    ) -> Result<A::Proj, BackendError> {
+    ) -> Result<A::Group, BackendError> {
         let scalars_len = match &scalars {
             Scalars::Host(s) => s.len(),
             Scalars::Buffer(b) => b.data.len,
@@ -625,7 +624,7 @@ impl OpenClBackend {
         // reads its sums, so the devices compute at once whatever the driver's submission
         // policy (one thread queueing for both measured no overlap on two H200s).
         let table = bases.shifted.as_ref().map(|t| (t.c, t.spans.as_slice()));
-        let per_device = |d: usize, batches: Vec<Batch>| -> Result<A::Proj, BackendError> {
+        let per_device = |d: usize, batches: Vec<Batch>| -> Result<A::Group, BackendError> {
             let mut pending = Vec::with_capacity(batches.len());
             for (c, base_offset, k0, count, early) in batches {
                 let scalars = match early {
@@ -657,9 +656,9 @@ impl OpenClBackend {
                 // Submit now: the next batch's upload then overlaps this one's compute.
                 self.devices[d].flush()?;
             }
-            let mut total = A::identity();
+            let mut total = A::Group::identity();
             for p in pending {
-                total = A::add(&total, &p.finish()?);
+                total = total.add_vartime(&p.finish()?);
             }
             Ok(total)
         };
@@ -668,7 +667,7 @@ impl OpenClBackend {
             .enumerate()
             .filter(|(_, w)| !w.is_empty())
             .collect();
-        let partials: Vec<Result<A::Proj, BackendError>> = if work.len() <= 1 {
+        let partials: Vec<Result<A::Group, BackendError>> = if work.len() <= 1 {
             work.into_iter().map(|(d, w)| per_device(d, w)).collect()
         } else {
             std::thread::scope(|scope| {
@@ -691,9 +690,9 @@ impl OpenClBackend {
                     .collect()
             })
         };
-        let mut total = A::identity();
+        let mut total = A::Group::identity();
         for p in partials {
-            total = A::add(&total, &p?);
+            total = total.add_vartime(&p?);
         }
         Ok(total)
     }
@@ -718,7 +717,7 @@ impl OpenClBackend {
             .iter()
             .map(|ctx| {
                 let count = batch(ctx);
-                let proj = A::Proj::WORDS as u64 * 4;
+                let proj = <A::Group as DeviceRepr>::WORDS as u64 * 4;
                 let piece = xyzz_words::<A>() as u64 * 4;
                 // The plan depends on how many scalars are large: the fewest give the most
                 // windows (entries), all of them the most buckets (pieces). Each term at
@@ -893,7 +892,7 @@ impl OpenClBackend {
         plan: Plan,
     ) -> Result<Pending<'_, A>, BackendError> {
         let ctx = &self.devices[d];
-        let pw = A::Proj::WORDS;
+        let pw = <A::Group as DeviceRepr>::WORDS;
         let xw = xyzz_words::<A>();
         let name = |k: &str| format!("{}_{k}", A::PREFIX);
         let temp = |what: &str, words: usize| ctx.temp(&self.tracker, what, words);
@@ -1060,7 +1059,7 @@ impl OpenClBackend {
 /// 32-bit words of a partial sum in XYZZ coordinates (`POINT_xyzz`: four coordinates where
 /// the projective point has three).
 fn xyzz_words<A: GpuCurve>() -> usize {
-    A::Proj::WORDS / 3 * 4
+    <A::Group as DeviceRepr>::WORDS / 3 * 4
 }
 
 /// Points per work item of the shift kernel (`POINT_SHIFT_BATCH` in `kernels/msm.cl`).
@@ -1091,17 +1090,17 @@ impl<A: GpuCurve> Pending<'_, A> {
     /// Reads what is left of the bucket sets' sums, adds each set's points, and combines
     /// the sets: sum_w 2^(c w) S_w, or the one sum of a folded plan (its shifted bases did
     /// the doublings).
-    fn finish(self) -> Result<A::Proj, BackendError> {
+    fn finish(self) -> Result<A::Group, BackendError> {
         let Plan { c, windows, .. } = self.plan;
-        let mut points = vec![A::identity(); windows * self.per_window];
+        let mut points = vec![A::Group::identity(); windows * self.per_window];
         self.ctx
             .read(&self.results.0, 0, as_words_mut(&mut points))?;
-        let mut acc = A::identity();
+        let mut acc = A::Group::identity();
         for window in points.chunks(self.per_window).rev() {
             for _ in 0..c {
-                acc = A::double(&acc);
+                acc = acc.double();
             }
-            acc = window.iter().fold(acc, |a, p| A::add(&a, p));
+            acc = window.iter().fold(acc, |a, p| a.add_vartime(p));
         }
         Ok(acc)
     }
@@ -1112,7 +1111,7 @@ mod tests {
     use ff::Field;
     use group::{Curve, Group};
     use sluice_backend::{BackendError, ComputeBackend, Density, Scalars};
-    use sluice_field::{Fr, G1Affine, G1Projective, G2Projective};
+    use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 
     use super::{table_window, window_groups, Plan, DIGIT_BITS};
     use crate::testing::{backend, rng, shifted_backend, split_backend};
@@ -1177,12 +1176,12 @@ mod tests {
             let want = $cpu(&all[skip..], &s, None).unwrap();
             let got = b.$msm(&resident, skip, Scalars::Host(&s), None).unwrap();
             assert!(got == want, "host scalars, n {n}, seed {seed}");
-            let sbuf = b.upload_fr("scalars", &s).unwrap();
+            let sbuf = b.upload_fr("scalars", &s, s.len()).unwrap();
             let got = b
                 .$msm(&resident, skip, Scalars::Buffer(&sbuf), None)
                 .unwrap();
             assert!(got == want, "buffer scalars, n {n}, seed {seed}");
-            let owned = b.upload_fr("owned scalars", &s).unwrap();
+            let owned = b.upload_fr("owned scalars", &s, s.len()).unwrap();
             let got = b
                 .$msm(&resident, skip, Scalars::Owned(owned), None)
                 .unwrap();
@@ -1209,7 +1208,7 @@ mod tests {
                     got == want,
                     "buffer scalars with {what}, n {n}, seed {seed}"
                 );
-                let owned = b.upload_fr("owned scalars", &s).unwrap();
+                let owned = b.upload_fr("owned scalars", &s, s.len()).unwrap();
                 let got = b
                     .$msm(&resident, skip, Scalars::Owned(owned), Some(&d))
                     .unwrap();
@@ -1241,8 +1240,8 @@ mod tests {
                 n,
                 1000 + i as u64,
                 G1Projective,
-                upload_g1_bases,
-                msm_g1_vartime,
+                upload_bases,
+                msm_vartime,
                 sluice_msm::msm_g1_vartime
             );
         }
@@ -1254,7 +1253,7 @@ mod tests {
     fn msm_scratch_covers_the_tracked_peak() {
         use crate::testing::{backend_with, test_device};
         use crate::{DeviceSelector, OpenClConfig};
-        use sluice_backend::{MemoryKind, MemoryTracker, MsmGroup};
+        use sluice_backend::{MemoryKind, MemoryTracker};
         let seed = 3100;
         // The last case makes the devices unequal: the second's allocations are capped at
         // 64 KiB (its chunks of bases split, and the shared table takes its limit).
@@ -1278,10 +1277,10 @@ mod tests {
             }
             let n = 3000;
             let g1 = b
-                .upload_g1_bases("g1", &bases::<G1Projective>(n, seed))
+                .upload_bases("g1", &bases::<G1Projective>(n, seed))
                 .unwrap();
             let g2 = b
-                .upload_g2_bases("g2", &bases::<G2Projective>(n, seed))
+                .upload_bases("g2", &bases::<G2Projective>(n, seed))
                 .unwrap();
             let mut r = rng(seed);
             let scalars: Vec<Fr> = (0..n).map(|_| Fr::random(&mut r)).collect();
@@ -1289,9 +1288,8 @@ mod tests {
             b.write_fr(&mut buf, 0, &scalars).unwrap();
             let density: Density = (0..n).map(|i| i % 3 != 0).collect();
             let resident = tracker.current(MemoryKind::Device);
-            let within = |peak: u64, group, what: &str| {
+            let within = |peak: u64, reserved: u64, what: &str| {
                 let own = peak - resident;
-                let reserved = b.msm_scratch_bytes(n, group);
                 assert!(
                     own <= reserved,
                     "{what} on {devices:?} (second capped at {second_cap:?}): {own} bytes > \
@@ -1299,23 +1297,27 @@ mod tests {
                 );
             };
             tracker.reset_peaks();
-            b.msm_g1_vartime(&g1, 0, Scalars::Host(&scalars), None)
+            b.msm_vartime(&g1, 0, Scalars::Host(&scalars), None)
                 .unwrap();
             within(
                 tracker.peak(MemoryKind::Device),
-                MsmGroup::G1,
+                b.msm_scratch_bytes::<G1Affine>(n),
                 "G1 host scalars",
             );
             tracker.reset_peaks();
-            b.msm_g1_vartime(&g1, 0, Scalars::Buffer(&buf), Some(&density))
-                .unwrap();
-            within(tracker.peak(MemoryKind::Device), MsmGroup::G1, "G1 buffer");
-            tracker.reset_peaks();
-            b.msm_g2_vartime(&g2, 0, Scalars::Host(&scalars), None)
+            b.msm_vartime(&g1, 0, Scalars::Buffer(&buf), Some(&density))
                 .unwrap();
             within(
                 tracker.peak(MemoryKind::Device),
-                MsmGroup::G2,
+                b.msm_scratch_bytes::<G1Affine>(n),
+                "G1 buffer",
+            );
+            tracker.reset_peaks();
+            b.msm_vartime(&g2, 0, Scalars::Host(&scalars), None)
+                .unwrap();
+            within(
+                tracker.peak(MemoryKind::Device),
+                b.msm_scratch_bytes::<G2Affine>(n),
                 "G2 host scalars",
             );
         }
@@ -1340,7 +1342,7 @@ mod tests {
         };
         let n = 3000;
         let all = bases::<G1Projective>(n, seed);
-        let g1 = b.upload_g1_bases("g1", &all).unwrap();
+        let g1 = b.upload_bases("g1", &all).unwrap();
         let s = scalars(n, seed + 1);
         let mut prefix = Density::full(n - 1);
         prefix.push(false);
@@ -1348,14 +1350,14 @@ mod tests {
         let own_peak = |scalars: Scalars<'_, OpenClBackend>, what: &str| {
             let held = tracker.current(MemoryKind::Device);
             tracker.reset_peaks();
-            let got = b.msm_g1_vartime(&g1, 0, scalars, Some(&prefix)).unwrap();
+            let got = b.msm_vartime(&g1, 0, scalars, Some(&prefix)).unwrap();
             assert!(got == want, "{what} scalars (seed {seed})");
             tracker.peak(MemoryKind::Device) - held
         };
-        let buf = b.upload_fr("borrowed scalars", &s).unwrap();
+        let buf = b.upload_fr("borrowed scalars", &s, s.len()).unwrap();
         let borrowed = own_peak(Scalars::Buffer(&buf), "borrowed");
         drop(buf);
-        let buf = b.upload_fr("owned scalars", &s).unwrap();
+        let buf = b.upload_fr("owned scalars", &s, s.len()).unwrap();
         let held = tracker.current(MemoryKind::Device);
         let owned = own_peak(Scalars::Owned(buf), "owned");
         assert_eq!(
@@ -1379,8 +1381,8 @@ mod tests {
                 n,
                 2000 + i as u64,
                 G2Projective,
-                upload_g2_bases,
-                msm_g2_vartime,
+                upload_bases,
+                msm_vartime,
                 sluice_msm::msm_g2_vartime
             );
         }
@@ -1393,11 +1395,11 @@ mod tests {
         let Some(b) = backend() else { return };
         let (n, seed) = (1 << 15, 2100);
         let all = bases::<G2Projective>(n, seed);
-        let resident = b.upload_g2_bases("bases", &all).unwrap();
+        let resident = b.upload_bases("bases", &all).unwrap();
         let s = scalars(n, seed + 1);
         let want = sluice_msm::msm_g2_vartime(&all, &s, None).unwrap();
         let got = b
-            .msm_g2_vartime(&resident, 0, Scalars::Host(&s), None)
+            .msm_vartime(&resident, 0, Scalars::Host(&s), None)
             .unwrap();
         assert!(got == want, "G2 MSM of 2^15, seed {seed}");
     }
@@ -1418,8 +1420,8 @@ mod tests {
                     n,
                     5000 + i as u64,
                     G1Projective,
-                    upload_g1_bases,
-                    msm_g1_vartime,
+                    upload_bases,
+                    msm_vartime,
                     sluice_msm::msm_g1_vartime
                 );
             }
@@ -1428,8 +1430,8 @@ mod tests {
                 300,
                 5100,
                 G2Projective,
-                upload_g2_bases,
-                msm_g2_vartime,
+                upload_bases,
+                msm_vartime,
                 sluice_msm::msm_g2_vartime
             );
         }
@@ -1491,10 +1493,10 @@ mod tests {
         what: &str,
         seed: u64,
     ) {
-        let resident = b.upload_g1_bases("bases", bases).unwrap();
+        let resident = b.upload_bases("bases", bases).unwrap();
         let want = sluice_msm::msm_g1_vartime(bases, scalars, None).unwrap();
         let got = b
-            .msm_g1_vartime(&resident, 0, Scalars::Host(scalars), None)
+            .msm_vartime(&resident, 0, Scalars::Host(scalars), None)
             .unwrap();
         let n = scalars.len();
         assert!(got == want, "{what}, n {n}, seed {seed}");
@@ -1597,8 +1599,8 @@ mod tests {
             500,
             3000,
             G1Projective,
-            upload_g1_bases,
-            msm_g1_vartime,
+            upload_bases,
+            msm_vartime,
             sluice_msm::msm_g1_vartime
         );
         check_msm!(
@@ -1606,8 +1608,8 @@ mod tests {
             130,
             3001,
             G2Projective,
-            upload_g2_bases,
-            msm_g2_vartime,
+            upload_bases,
+            msm_vartime,
             sluice_msm::msm_g2_vartime
         );
     }

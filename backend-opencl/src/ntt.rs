@@ -208,7 +208,7 @@ impl OpenClBackend {
         order: NttOrder,
     ) -> Result<(), BackendError> {
         let len = buf.data.len;
-        sluice_backend::check_segments("transform_segments", len, segment)?;
+        sluice_backend::check_pow2_segment("transform_segments", len, segment)?;
         if segment == len {
             return self.ntt_transform(buf, transform, order);
         }
@@ -524,7 +524,7 @@ mod tests {
     /// The CPU reference (sluice-ntt) for one transform.
     fn reference(data: &mut [Fr], t: Transform, order: NttOrder) {
         let d = Domain::<Fr>::for_size(data.len()).unwrap();
-        t.apply_on_host(&d, data, order).unwrap();
+        sluice_backend_cpu::transform_on_host(&d, data, t, order).unwrap();
     }
 
     /// Every round of every size is run once, in order, each tile within the work-group
@@ -597,7 +597,7 @@ mod tests {
                     for max_rounds in [3, 4, 5, 7, 9] {
                         for (cols, tiles) in [(0, 0), (3, 0), (2, 3), (3, 3)] {
                             let c = config(radix, max_rounds, cols, tiles, 0);
-                            let buf = b.upload_fr("passes", &input).unwrap();
+                            let buf = b.upload_fr("passes", &input, input.len()).unwrap();
                             let mem = &buf.data.chunks[0];
                             super::passes_with(ctx, mem, &tw, log_n, input.len(), dif, &c).unwrap();
                             let mut got = vec![Fr::ZERO; input.len()];
@@ -628,7 +628,7 @@ mod tests {
                         input[i - i % n + j]
                     })
                     .collect();
-                let buf = b.upload_fr("bit reversal", &input).unwrap();
+                let buf = b.upload_fr("bit reversal", &input, input.len()).unwrap();
                 super::bit_reverse(ctx, &buf.data.chunks[0], log_n, input.len()).unwrap();
                 let mut got = vec![Fr::ZERO; input.len()];
                 b.read_fr(&buf, 0, &mut got).unwrap();
@@ -649,7 +649,7 @@ mod tests {
                     let input: Vec<Fr> = (0..1usize << log_n).map(|_| Fr::random(&mut r)).collect();
                     let mut want = input.clone();
                     reference(&mut want, t, order);
-                    let mut buf = b.upload_fr("ntt", &input).unwrap();
+                    let mut buf = b.upload_fr("ntt", &input, input.len()).unwrap();
                     b.transform(&mut buf, t, order).unwrap();
                     let mut got = vec![Fr::ZERO; input.len()];
                     b.read_fr(&buf, 0, &mut got).unwrap();
@@ -673,7 +673,7 @@ mod tests {
                 let mut want = input.clone();
                 want.chunks_mut(segment)
                     .for_each(|s| reference(s, t, order));
-                let mut buf = b.upload_fr("segments", &input).unwrap();
+                let mut buf = b.upload_fr("segments", &input, input.len()).unwrap();
                 b.transform_segments(&mut buf, segment, t, order).unwrap();
                 let mut got = vec![Fr::ZERO; len];
                 b.read_fr(&buf, 0, &mut got).unwrap();
@@ -749,7 +749,7 @@ mod tests {
         let seed = 7;
         let mut r = rng(seed);
         let input: Vec<Fr> = (0..1 << 14).map(|_| Fr::random(&mut r)).collect();
-        let mut buf = b.upload_fr("ntt", &input).unwrap();
+        let mut buf = b.upload_fr("ntt", &input, input.len()).unwrap();
         b.transform(
             &mut buf,
             Transform::CosetNtt,

@@ -13,7 +13,7 @@ use sluice_backend::{
     Allocation, BackendError, CompactVec, ComputeBackend, Density, MemoryKind, MemoryReport,
     MemoryTracker, Scalars,
 };
-use sluice_field::{Fr, FrCompatible, G1Projective, G2Projective};
+use sluice_field::{Fr, FrCompatible, G1Projective, G2Affine, G2Projective};
 
 use crate::assignment::{Capacity, ProvingAssignment};
 use crate::generator::domain_size;
@@ -331,7 +331,7 @@ pub(crate) fn compute_h_then<B: ComputeBackend, T>(
     queued: impl FnOnce() -> Result<T, Groth16Error>,
 ) -> Result<(B::FrBuffer, T), Groth16Error> {
     let mut a_buf = a.upload(backend, "a", n)?;
-    let (b_buf, c_buf) = if backend.queues_work() {
+    let (b_buf, c_buf) = if backend.info().queues_work {
         // c = a b pointwise, from a copy of a made on the device (not a third upload).
         let mut c_buf = backend.copy_fr("c", &a_buf)?;
         backend.domain_to_coset(&mut a_buf)?;
@@ -358,7 +358,7 @@ pub(crate) fn compute_h_then<B: ComputeBackend, T>(
     // With queued work, b and c are released after `queued` has run (a release waits for
     // the kernels using the buffer); otherwise each goes once used, as a CPU backend's
     // buffers are host memory.
-    let keep = backend.queues_work();
+    let keep = backend.info().queues_work;
     backend.mul_assign(&mut a_buf, &b_buf)?;
     let b_buf = keep.then_some(b_buf);
     backend.sub_assign(&mut a_buf, &c_buf)?;
@@ -386,7 +386,7 @@ where
     let mut h_density = Density::full(n - 1);
     h_density.push(false);
     let bases = params.g1_bases(backend, G1Query::H)?;
-    Ok(backend.msm_g1_vartime(&bases, 0, Scalars::Owned(h), Some(&h_density))?)
+    Ok(backend.msm_vartime(&bases, 0, Scalars::Owned(h), Some(&h_density))?)
 }
 
 /// Proves a synthesized circuit with blinding `r`, `s`; returns the proof and what it held.
@@ -413,7 +413,7 @@ where
 pub fn b_g2_msm<B: ComputeBackend>(
     cs: &ProvingAssignment,
     backend: &B,
-    bases: &B::G2Bases,
+    bases: &B::Bases<G2Affine>,
 ) -> Result<G2Projective, Groth16Error> {
     b_g2_msm_batched(cs, backend, None, |range| {
         Ok((Bases::Resident(bases), range.start))
@@ -426,10 +426,12 @@ fn b_g2_msm_batched<'p, B: ComputeBackend + 'p>(
     cs: &ProvingAssignment,
     backend: &B,
     batch: Option<usize>,
-    mut bases_for: impl FnMut(Range<usize>) -> Result<(Bases<'p, B::G2Bases>, usize), Groth16Error>,
+    mut bases_for: impl FnMut(
+        Range<usize>,
+    ) -> Result<(Bases<'p, B::Bases<G2Affine>>, usize), Groth16Error>,
 ) -> Result<G2Projective, Groth16Error> {
-    let msm = |bases: &B::G2Bases, at, s: &[Fr], d: Option<&Density>| {
-        backend.msm_g2_vartime(bases, at, Scalars::Host(s), d)
+    let msm = |bases: &B::Bases<G2Affine>, at, s: &[Fr], d: Option<&Density>| {
+        backend.msm_vartime(bases, at, Scalars::Host(s), d)
     };
     let b_inputs_used = cs.b_input_density().count_ones();
     Ok(msm_batched_vartime(
@@ -490,7 +492,7 @@ where
             skip,
             batch,
             |range| params.g1_bases_range(backend, query, range),
-            |bases, at, s, d| backend.msm_g1_vartime(bases, at, Scalars::Host(s), d),
+            |bases, at, s, d| backend.msm_vartime(bases, at, Scalars::Host(s), d),
         )
     };
     // h's MSM over its first n - 1 coefficients (the top one is zero) from the host.
@@ -540,7 +542,7 @@ where
             // holds no more for it: h's MSM converts h in place instead of copying it.
             let (h, aux) = std::thread::scope(|scope| {
                 let queued = compute_h_then(backend, a, b, n, || {
-                    Ok((backend.queues_work() && h_vector_on_device)
+                    Ok((backend.info().queues_work && h_vector_on_device)
                         .then(|| scope.spawn(upload_aux)))
                 });
                 let (h_buf, upload) = match queued {
@@ -591,7 +593,7 @@ where
     let g1_aux = |query, skip, density| match &aux_buf {
         Some(buf) => {
             let bases = params.g1_bases(backend, query)?;
-            Ok(backend.msm_g1_vartime(&bases, skip, Scalars::Buffer(buf), density)?)
+            Ok(backend.msm_vartime(&bases, skip, Scalars::Buffer(buf), density)?)
         }
         None => g1(query, skip, HostScalars::Compact(aux), density, batch),
     };
@@ -615,8 +617,8 @@ where
         (None, Some(buf)) => {
             let bases = params.b_g2_bases(backend)?;
             let (inputs, aux) = (Scalars::Host(inputs), Scalars::Buffer(buf));
-            backend.msm_g2_vartime(&bases, 0, inputs, Some(cs.b_input_density()))?
-                + backend.msm_g2_vartime(&bases, b_inputs_used, aux, Some(cs.b_aux_density()))?
+            backend.msm_vartime(&bases, 0, inputs, Some(cs.b_input_density()))?
+                + backend.msm_vartime(&bases, b_inputs_used, aux, Some(cs.b_aux_density()))?
         }
         (None, None) => b_g2_msm_batched(&cs, backend, batch, |range| {
             params.b_g2_bases_range(backend, range)
@@ -746,7 +748,7 @@ mod tests {
         let points: Vec<_> = (0..45)
             .map(|_| (G1Projective::generator() * Fr::random(&mut rng)).to_affine())
             .collect();
-        let resident = backend.upload_g1_bases("q", &points).unwrap();
+        let resident = backend.upload_bases("q", &points).unwrap();
         // Small values among them, so the compact copy has codes and exceptions.
         let scalars: Vec<Fr> = (0..37)
             .map(|i| match i % 3 {
@@ -771,7 +773,7 @@ mod tests {
                 .sum();
             let d = masked.then_some(&density);
             let msm = |bases: &CpuBases<_>, at, s: &[Fr], d: Option<&Density>| {
-                backend.msm_g1_vartime(bases, at, Scalars::Host(s), d)
+                backend.msm_vartime(bases, at, Scalars::Host(s), d)
             };
             for batch in [None, Some(1), Some(5), Some(16), Some(37), Some(64)] {
                 let whole = msm_batched_vartime(
@@ -793,7 +795,7 @@ mod tests {
                     skip,
                     batch,
                     |range| {
-                        let b = backend.upload_g1_bases("batch", &points[range]).unwrap();
+                        let b = backend.upload_bases("batch", &points[range]).unwrap();
                         Ok((Bases::Uploaded(b), 0))
                     },
                     msm,
@@ -813,7 +815,7 @@ mod tests {
             None,
             |range| Ok((Bases::Resident(&resident), range.start)),
             |bases: &CpuBases<_>, at, s: &[Fr], d: Option<&Density>| {
-                backend.msm_g1_vartime(bases, at, Scalars::Host(s), d)
+                backend.msm_vartime(bases, at, Scalars::Host(s), d)
             },
         )
         .is_err());

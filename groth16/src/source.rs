@@ -79,9 +79,13 @@ pub trait ParameterSource<B: ComputeBackend> {
     /// The length of every query.
     fn query_lengths(&self) -> QueryLengths;
     /// The bases of a G1 query, resident in `backend`.
-    fn g1_bases(&self, backend: &B, query: G1Query) -> Result<Bases<'_, B::G1Bases>, Groth16Error>;
+    fn g1_bases(
+        &self,
+        backend: &B,
+        query: G1Query,
+    ) -> Result<Bases<'_, B::Bases<G1Affine>>, Groth16Error>;
     /// The `b_g2` bases, resident in `backend`.
-    fn b_g2_bases(&self, backend: &B) -> Result<Bases<'_, B::G2Bases>, Groth16Error>;
+    fn b_g2_bases(&self, backend: &B) -> Result<Bases<'_, B::Bases<G2Affine>>, Groth16Error>;
 
     /// Bases holding points `range` of a G1 query, and the index of `range.start` in them:
     /// by default the whole query ([`g1_bases`](Self::g1_bases)) and `range.start`; host
@@ -92,7 +96,7 @@ pub trait ParameterSource<B: ComputeBackend> {
         backend: &B,
         query: G1Query,
         range: Range<usize>,
-    ) -> Result<(Bases<'_, B::G1Bases>, usize), Groth16Error> {
+    ) -> Result<(Bases<'_, B::Bases<G1Affine>>, usize), Groth16Error> {
         Ok((self.g1_bases(backend, query)?, range.start))
     }
 
@@ -101,7 +105,7 @@ pub trait ParameterSource<B: ComputeBackend> {
         &self,
         backend: &B,
         range: Range<usize>,
-    ) -> Result<(Bases<'_, B::G2Bases>, usize), Groth16Error> {
+    ) -> Result<(Bases<'_, B::Bases<G2Affine>>, usize), Groth16Error> {
         Ok((self.b_g2_bases(backend)?, range.start))
     }
 }
@@ -161,25 +165,29 @@ impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
     fn query_lengths(&self) -> QueryLengths {
         HostParameters::query_lengths(self)
     }
-    fn g1_bases(&self, backend: &B, query: G1Query) -> Result<Bases<'_, B::G1Bases>, Groth16Error> {
+    fn g1_bases(
+        &self,
+        backend: &B,
+        query: G1Query,
+    ) -> Result<Bases<'_, B::Bases<G1Affine>>, Groth16Error> {
         let points = self.g1_points(query)?;
         Ok(Bases::Uploaded(
-            backend.upload_g1_bases(query.name(), &points)?,
+            backend.upload_bases(query.name(), &points)?,
         ))
     }
-    fn b_g2_bases(&self, backend: &B) -> Result<Bases<'_, B::G2Bases>, Groth16Error> {
+    fn b_g2_bases(&self, backend: &B) -> Result<Bases<'_, B::Bases<G2Affine>>, Groth16Error> {
         let points = self.b_g2_points()?;
-        Ok(Bases::Uploaded(backend.upload_g2_bases("b_g2", &points)?))
+        Ok(Bases::Uploaded(backend.upload_bases("b_g2", &points)?))
     }
     fn g1_bases_range(
         &self,
         backend: &B,
         query: G1Query,
         range: Range<usize>,
-    ) -> Result<(Bases<'_, B::G1Bases>, usize), Groth16Error> {
+    ) -> Result<(Bases<'_, B::Bases<G1Affine>>, usize), Groth16Error> {
         let points = self.g1_points_range(query, range)?;
         Ok((
-            Bases::Uploaded(backend.upload_g1_bases(query.name(), &points)?),
+            Bases::Uploaded(backend.upload_bases(query.name(), &points)?),
             0,
         ))
     }
@@ -187,12 +195,9 @@ impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
         &self,
         backend: &B,
         range: Range<usize>,
-    ) -> Result<(Bases<'_, B::G2Bases>, usize), Groth16Error> {
+    ) -> Result<(Bases<'_, B::Bases<G2Affine>>, usize), Groth16Error> {
         let points = self.b_g2_points_range(range)?;
-        Ok((
-            Bases::Uploaded(backend.upload_g2_bases("b_g2", &points)?),
-            0,
-        ))
+        Ok((Bases::Uploaded(backend.upload_bases("b_g2", &points)?), 0))
     }
 }
 
@@ -387,8 +392,8 @@ impl HostParameters for MappedParameters {
 pub struct ResidentParameters<B: ComputeBackend> {
     vk: VerifyingKey,
     lengths: QueryLengths,
-    g1: [B::G1Bases; 4],
-    b_g2: B::G2Bases,
+    g1: [B::Bases<G1Affine>; 4],
+    b_g2: B::Bases<G2Affine>,
 }
 
 impl<B: ComputeBackend> ResidentParameters<B> {
@@ -397,8 +402,8 @@ impl<B: ComputeBackend> ResidentParameters<B> {
         source: &H,
         backend: &B,
     ) -> Result<Self, Groth16Error> {
-        let up = |q: G1Query| -> Result<B::G1Bases, Groth16Error> {
-            Ok(backend.upload_g1_bases(q.name(), &source.g1_points(q)?)?)
+        let up = |q: G1Query| -> Result<B::Bases<G1Affine>, Groth16Error> {
+            Ok(backend.upload_bases(q.name(), &source.g1_points(q)?)?)
         };
         Ok(ResidentParameters {
             vk: source.vk().clone(),
@@ -409,7 +414,7 @@ impl<B: ComputeBackend> ResidentParameters<B> {
                 up(G1Query::A)?,
                 up(G1Query::BG1)?,
             ],
-            b_g2: backend.upload_g2_bases("b_g2", &source.b_g2_points()?)?,
+            b_g2: backend.upload_bases("b_g2", &source.b_g2_points()?)?,
         })
     }
 }
@@ -421,10 +426,14 @@ impl<B: ComputeBackend> ParameterSource<B> for ResidentParameters<B> {
     fn query_lengths(&self) -> QueryLengths {
         self.lengths
     }
-    fn g1_bases(&self, _: &B, query: G1Query) -> Result<Bases<'_, B::G1Bases>, Groth16Error> {
+    fn g1_bases(
+        &self,
+        _: &B,
+        query: G1Query,
+    ) -> Result<Bases<'_, B::Bases<G1Affine>>, Groth16Error> {
         Ok(Bases::Resident(&self.g1[query as usize]))
     }
-    fn b_g2_bases(&self, _: &B) -> Result<Bases<'_, B::G2Bases>, Groth16Error> {
+    fn b_g2_bases(&self, _: &B) -> Result<Bases<'_, B::Bases<G2Affine>>, Groth16Error> {
         Ok(Bases::Resident(&self.b_g2))
     }
 }
