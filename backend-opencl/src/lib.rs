@@ -1075,7 +1075,7 @@ mod tests {
         assert!(pool.bytes() <= 1 << 20);
     }
 
-    /// `upload_fr_padded`: the data then zeros, across chunk boundaries of a split buffer,
+    /// `upload_fr` with padding: the data then zeros, across chunk boundaries of a split buffer,
     /// with kernels queued on another buffer while it goes up; longer data is refused.
     #[test]
     fn padded_uploads_hold_the_data_then_zeros() {

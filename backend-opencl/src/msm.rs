@@ -1165,7 +1165,7 @@ mod tests {
 
     use rand_core::RngCore;
 
-    /// Every way of calling msm_g1_vartime / msm_g2_vartime against sluice-msm on the same inputs.
+    /// Every way of calling `msm_vartime` against sluice-msm on the same inputs.
     macro_rules! check_msm {
         ($b:expr, $n:expr, $seed:expr, $proj:ty, $upload:ident, $msm:ident, $cpu:path) => {{
             let (b, n, seed): (&OpenClBackend, usize, u64) = ($b, $n, $seed);

@@ -88,7 +88,7 @@ fn run(opts: &Options) -> Result<(), String> {
         let cpu = CpuBackend::new();
         ladder(&cpu, "cpu", opts, peers, &mut rows)?;
         backends_run.push("cpu");
-        devices.push(format!("cpu: {}", cpu.name()));
+        devices.push(format!("cpu: {}", cpu.info().name));
     }
     // `opencl-shifted` only on request: its tables cost 12-16 times the bases' memory.
     let [plain, shifted] = options::OPENCL_BACKENDS;
@@ -108,7 +108,7 @@ fn run(opts: &Options) -> Result<(), String> {
                     );
                 }
                 backends_run.push(label);
-                devices.push(format!("{label}: {}", gpu.name()));
+                devices.push(format!("{label}: {}", gpu.info().name));
             }
             Err(e) => eprintln!(
                 "== backend {label}: no usable OpenCL device ({e}); the results cover the CPU only"

@@ -109,7 +109,7 @@ impl HostScalars<'_> {
 /// `msm` is the backend's MSM of the group.
 ///
 /// # Security
-/// Variable time, as [`ComputeBackend::msm_g1_vartime`].
+/// Variable time, as [`ComputeBackend::msm_vartime`].
 fn msm_batched_vartime<'p, T: 'p, G: group::Group>(
     scalars: HostScalars<'_>,
     density: Option<&Density>,
@@ -266,11 +266,12 @@ fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
 /// each host vector is freed as soon as it is uploaded. `a` and `b` hold at most `n`
 /// evaluations (zero-padded to `n`); the backend holds three vectors at the peak.
 ///
-/// A backend that queues work ([`ComputeBackend::queues_work`]) gets c's copy and a's coset
-/// transform queued before `a` is freed and `b` goes up, so the device transforms a while
-/// the host frees a and sends b (a GPU's copy engine runs beside its kernels). Otherwise
-/// each host vector is freed before the next buffer is made: a CPU backend's buffers are
-/// host memory too, and that order holds one vector less.
+/// A backend that queues work
+/// ([`BackendInfo::queues_work`](sluice_backend::BackendInfo::queues_work)) gets c's copy
+/// and a's coset transform queued before `a` is freed and `b` goes up, so the device
+/// transforms a while the host frees a and sends b (a GPU's copy engine runs beside its
+/// kernels). Otherwise each host vector is freed before the next buffer is made: a CPU
+/// backend's buffers are host memory too, and that order holds one vector less.
 pub fn compute_h<B: ComputeBackend>(
     backend: &B,
     a: HostVector,
