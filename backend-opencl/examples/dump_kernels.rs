@@ -3,8 +3,8 @@
 //!
 //! `cargo run -p sluice-backend-opencl --example dump_kernels -- DIR`
 //!
-//! The count that showed the carry-flag Montgomery rows' cost (BENCHMARKS.md, fourth
-//! session) went: prepend `#define asm __asm__`, `#define SLUICE_NVIDIA` and
+//! The count that showed the carry-flag Montgomery rows' cost (BENCHMARKS.md#msm-gpu)
+//! went: prepend `#define asm __asm__`, `#define SLUICE_NVIDIA` and
 //! `#define clz(x) __builtin_clzl(x)` to a file holding the field part of a source plus a
 //! one-line kernel calling the function of interest; `clang-15 -x cl -cl-std=CL1.2 -target
 //! nvptx64-nvidia-nvcl -Xclang -finclude-default-header -O3 -S` to PTX; set its `.version`

@@ -13,9 +13,9 @@
 #endif
 
 // SLUICE_NOINLINE_CURVE (the G2 program) also keeps the point operations and Fq2 products
-// out of line: its cold build took 39-45 s with them inlined. The G1 program inlines them:
-// on an H200 its accumulate kernel ran 11% faster so (421 against 475 ms of a G1 2^20 and
-// 2^22 MSM) and still builds in seconds. -DSLUICE_INLINE_CURVE inlines them in G2 too, and
+// out of line: inlined, its cold build is too slow (BENCHMARKS.md#build-and-load). The G1
+// program inlines them: its accumulate kernel runs faster so on an H200
+// (BENCHMARKS.md#msm-gpu) and it still builds in seconds. -DSLUICE_INLINE_CURVE inlines them in G2 too, and
 // -DSLUICE_NOINLINE_CURVE moves G1's out of line, for comparison.
 #if defined(SLUICE_NOINLINE_CURVE) && !defined(SLUICE_INLINE_CURVE)
 #define SLUICE_CURVE_ATTR __attribute__((noinline))

@@ -70,8 +70,8 @@ SLUICE_CURVE_ATTR POINT_jacobian POINT_add(POINT_jacobian p, POINT_jacobian q) {
 
 // Extended Jacobian (XYZZ) coordinates for the bucket sums: x = X/ZZ, y = Y/ZZZ with
 // ZZ^3 = ZZZ^2, identity iff ZZ = 0. A mixed addition costs 8M + 2S here against 7M + 4S
-// in Jacobian coordinates (madd-2007-bl); on an H200 the accumulate kernel ran 12% (G1)
-// and 7% (G2) faster with it.
+// in Jacobian coordinates (madd-2007-bl); the accumulate kernels ran faster with it on an
+// H200 (BENCHMARKS.md#msm-gpu).
 typedef struct {
   PFIELD x;
   PFIELD y;

@@ -16,61 +16,84 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ocl::core::{self, MemInfo, MemInfoResult};
 
-use crate::context::DeviceCtx;
+use crate::context::{AfterLaunch, DeviceCtx, LaunchArg, LaunchObserver, ObservedLaunch};
+use crate::util::lock;
 
-/// One recorded kernel argument.
-pub(crate) enum Arg {
-    /// A buffer (a handle: the contents are read at launch time).
-    Mem(core::Mem),
-    U32(u32),
-    U64(u64),
-    /// A `__local` argument of this many bytes.
-    Local(usize),
-}
-
-struct Config {
+/// Records the first `count` launches of each of `kernels` into `dir`.
+pub(crate) struct Capture {
     dir: PathBuf,
     kernels: Vec<String>,
     count: usize,
     taken: Mutex<HashMap<String, usize>>,
 }
 
-fn config() -> Option<&'static Config> {
-    static C: OnceLock<Option<Config>> = OnceLock::new();
-    C.get_or_init(|| {
-        let dir = std::env::var_os("SLUICE_CAPTURE_DIR")?;
-        let kernels = std::env::var("SLUICE_CAPTURE_KERNEL").ok()?;
-        Some(Config {
-            dir: PathBuf::from(dir),
-            kernels: kernels.split(',').map(|k| k.trim().to_owned()).collect(),
-            count: crate::env_in("SLUICE_CAPTURE_COUNT", 0..=usize::MAX).unwrap_or(1),
-            taken: Mutex::new(HashMap::new()),
+impl Capture {
+    /// The capture `SLUICE_CAPTURE_DIR` and `SLUICE_CAPTURE_KERNEL` ask for, one for the
+    /// process (its counts shared by every backend).
+    pub(crate) fn from_env() -> Option<Arc<Capture>> {
+        static C: OnceLock<Option<Arc<Capture>>> = OnceLock::new();
+        C.get_or_init(|| {
+            let dir = std::env::var_os("SLUICE_CAPTURE_DIR")?;
+            let kernels = std::env::var("SLUICE_CAPTURE_KERNEL").ok()?;
+            Some(Arc::new(Capture {
+                dir: PathBuf::from(dir),
+                kernels: kernels.split(',').map(|k| k.trim().to_owned()).collect(),
+                count: crate::util::env_in("SLUICE_CAPTURE_COUNT", 0..=usize::MAX).unwrap_or(1),
+                taken: Mutex::new(HashMap::new()),
+            }))
         })
-    })
-    .as_ref()
-}
-
-/// Whether launches of `kernel` are to be recorded (their arguments kept until they run).
-pub(crate) fn wanted(kernel: &str) -> bool {
-    config().is_some_and(|c| c.kernels.iter().any(|k| k == kernel))
-}
-
-/// The directory a launch of `kernel` (one [`wanted`] said to record) that is running now
-/// is to be captured into, if it is within the first `SLUICE_CAPTURE_COUNT` (each call
-/// counts one launch).
-pub(crate) fn slot(kernel: &str) -> Option<PathBuf> {
-    let c = config()?;
-    let mut taken = crate::lock(&c.taken);
-    let k = taken.entry(kernel.to_owned()).or_insert(0);
-    if *k >= c.count {
-        return None;
+        .clone()
     }
-    *k += 1;
-    Some(c.dir.join(format!("{kernel}-{}", *k - 1)))
+
+    /// The directory a launch of `kernel` that is running now is captured into, if it is
+    /// within the first `count` (each call counts one launch).
+    fn slot(&self, kernel: &str) -> Option<PathBuf> {
+        let mut taken = lock(&self.taken);
+        let k = taken.entry(kernel.to_owned()).or_insert(0);
+        if *k >= self.count {
+            return None;
+        }
+        *k += 1;
+        Some(self.dir.join(format!("{kernel}-{}", *k - 1)))
+    }
+}
+
+impl LaunchObserver for Capture {
+    fn watches(&self, kernel: &str) -> bool {
+        self.kernels.iter().any(|k| k == kernel)
+    }
+
+    /// Claims a slot and writes the buffers before the launch; after it, the buffers again,
+    /// the program binary and `launch.json`. A failure is logged and the launch runs.
+    fn before(&self, ctx: &DeviceCtx, launch: &ObservedLaunch<'_>) -> Option<AfterLaunch> {
+        let dir = self.slot(launch.kernel)?;
+        if let Err(e) = write_buffers(&dir, ctx, launch.args, "") {
+            log::warn!("capture of {} into {}: {e}", launch.kernel, dir.display());
+        }
+        Some(Box::new(
+            move |ctx: &DeviceCtx, launch: &ObservedLaunch<'_>| {
+                let written = write_buffers(&dir, ctx, launch.args, ".after")
+                    .and_then(|()| {
+                        crate::program::program_binary(launch.program).map_err(|e| e.to_string())
+                    })
+                    .and_then(|bin| write_launch(&dir, launch, &bin));
+                match written {
+                    Ok(()) => log::info!(
+                        "captured a launch of {} into {}",
+                        launch.kernel,
+                        dir.display()
+                    ),
+                    Err(e) => {
+                        log::warn!("capture of {} into {}: {e}", launch.kernel, dir.display())
+                    }
+                }
+            },
+        ))
+    }
 }
 
 /// The whole of a buffer, through the context's reads (staged for large buffers).
@@ -86,16 +109,16 @@ fn read_all(ctx: &DeviceCtx, mem: &core::Mem) -> Result<Vec<u8>, String> {
 }
 
 /// Writes the buffers' contents as `arg<i><suffix>.bin`.
-pub(crate) fn write_buffers(
+fn write_buffers(
     dir: &Path,
     ctx: &DeviceCtx,
-    args: &[Arg],
+    args: &[LaunchArg],
     suffix: &str,
 ) -> Result<(), String> {
     ctx.finish().map_err(|e| format!("finish: {e}"))?;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for (i, a) in args.iter().enumerate() {
-        if let Arg::Mem(m) = a {
+        if let LaunchArg::Mem(m) = a {
             let file = dir.join(format!("arg{i}{suffix}.bin"));
             std::fs::write(&file, read_all(ctx, m)?)
                 .map_err(|e| format!("{}: {e}", file.display()))?;
@@ -105,14 +128,8 @@ pub(crate) fn write_buffers(
 }
 
 /// Writes `launch.json` and `program.bin`.
-pub(crate) fn write_launch(
-    dir: &Path,
-    kernel: &str,
-    program: &[u8],
-    args: &[Arg],
-    global: usize,
-    local: Option<usize>,
-) -> Result<(), String> {
+fn write_launch(dir: &Path, launch: &ObservedLaunch<'_>, program: &[u8]) -> Result<(), String> {
+    let (kernel, args, global, local) = (launch.kernel, launch.args, launch.global, launch.local);
     let mut json = format!(
         "{{\"kernel\": \"{kernel}\", \"global\": {global}, \"local\": {}, \"args\": [",
         local.unwrap_or(0)
@@ -122,13 +139,13 @@ pub(crate) fn write_launch(
             json.push_str(", ");
         }
         let _ = match a {
-            Arg::Mem(_) => write!(
+            LaunchArg::Mem(_) => write!(
                 json,
                 "{{\"kind\": \"mem\", \"file\": \"arg{i}.bin\", \"after\": \"arg{i}.after.bin\"}}"
             ),
-            Arg::U32(v) => write!(json, "{{\"kind\": \"u32\", \"value\": {v}}}"),
-            Arg::U64(v) => write!(json, "{{\"kind\": \"u64\", \"value\": {v}}}"),
-            Arg::Local(b) => write!(json, "{{\"kind\": \"local\", \"bytes\": {b}}}"),
+            LaunchArg::U32(v) => write!(json, "{{\"kind\": \"u32\", \"value\": {v}}}"),
+            LaunchArg::U64(v) => write!(json, "{{\"kind\": \"u64\", \"value\": {v}}}"),
+            LaunchArg::Local(b) => write!(json, "{{\"kind\": \"local\", \"bytes\": {b}}}"),
         };
     }
     json.push_str("]}\n");

@@ -12,7 +12,7 @@ use sluice_backend::BackendError;
 
 use crate::device::DeviceInfo;
 use crate::source::ProgramKind;
-use crate::{driver_error, lock};
+use crate::util::{driver_error, lock};
 
 /// Where compiled program binaries are kept between processes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -15,13 +15,13 @@ const MSM: &str = include_str!("../kernels/msm.cl");
 const FR_OPS: &str = include_str!("../kernels/fr.cl");
 const COMPACT: &str = include_str!("../kernels/compact.cl");
 
-/// Out-of-line Fq multiplications for the MSM programs. Measured on an H200: the G1
-/// program builds in 5.7 s instead of 32 s and its 2^20 MSM runs in 32 ms instead of 57 ms
-/// (smaller kernels, fewer registers); the G2 program in 25-56 s instead of 80 s.
+/// Out-of-line Fq multiplications for the MSM programs: smaller kernels with fewer
+/// registers, which build several times faster and run faster on an H200
+/// (BENCHMARKS.md#build-and-load).
 const NOINLINE_MUL: &str = "#ifndef SLUICE_NOINLINE_MUL\n#define SLUICE_NOINLINE_MUL\n#endif\n";
 
-/// Out-of-line point operations and Fq2 products for the G2 program: its cold build took
-/// 39-45 s on an H200 with them inlined (see `kernels/common.cl`).
+/// Out-of-line point operations and Fq2 products for the G2 program: inlined, its cold
+/// build is too slow (BENCHMARKS.md#build-and-load; see `kernels/common.cl`).
 const NOINLINE_CURVE: &str =
     "#ifndef SLUICE_NOINLINE_CURVE\n#define SLUICE_NOINLINE_CURVE\n#endif\n";
 
@@ -130,9 +130,9 @@ fn limbs32(limbs: &[u64]) -> String {
     s
 }
 
-/// Fr's Montgomery rows: split. On the H200 the NTT ran 6.5% faster at 2^27 (63.1 -> 59.2
-/// ms) and 7% at 2^24 (BENCHMARKS.md, ninth session), as the offline SASS counts predicted
-/// (Fr's fused reduction products compile to an `IMAD` plus a half-rate `IMAD.HI`).
+/// Fr's Montgomery rows: split, which made the NTT faster on an H200 (BENCHMARKS.md#ntt), as
+/// the offline SASS counts predicted (Fr's fused reduction products compile to an `IMAD`
+/// plus a half-rate `IMAD.HI`).
 const FR_ROWS: Reduction = Reduction::Split;
 /// Fq's Montgomery rows: fused (`ptxas` already builds them from `IMAD.WIDE`; split, the
 /// carry additions would only move onto the multiply pipe).
