@@ -27,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map_or(DeviceSelector::Index(0), |s| DeviceSelector::parse(&s));
     let b = OpenClBackend::new(OpenClConfig {
         devices: selector,
-        ..OpenClConfig::default()
+        ..OpenClConfig::from_env()?
     })?;
     b.build_programs()?;
     for t in OpenClBackend::program_build_times() {

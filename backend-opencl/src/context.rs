@@ -12,6 +12,7 @@ use crate::pinned::{mapped_host_buffer, PinnedPool};
 use crate::profile::{ProfileLog, ProfileReport, ON_DEVICE, TO_DEVICE, TO_HOST};
 use crate::program::{self, KernelCache};
 use crate::source::ProgramKind;
+use crate::tuning::BuildOptions;
 use crate::util::{driver_error, lock};
 
 /// A program kind's build, once done.
@@ -44,6 +45,10 @@ pub(crate) struct DeviceCtx {
     pub(crate) pinned: Option<Arc<PinnedPool>>,
     /// Watches chosen launches (the capture for replay under a profiler), if any.
     observer: Option<Arc<dyn LaunchObserver>>,
+    /// Extra build options of the programs, and whether their build logs are printed.
+    pub(crate) build_options: BuildOptions,
+    /// 32-bit words per staging piece.
+    staging_words: usize,
 }
 
 /// Transfers at least this large go through the pinned staging buffers.
@@ -52,15 +57,24 @@ const STAGED_MIN_WORDS: usize = 1 << 20;
 /// Two: more pin more host memory and were never measured faster.
 const STAGING_SLOTS: usize = 2;
 
-/// Words per staging buffer: 16 MiB by default, `SLUICE_STAGING_KIB` (64 to 65536) for
-/// experiments; read once. Smaller pieces start the first DMA sooner, but made MSMs slower
-/// on an H200 (BENCHMARKS.md#pipeline-and-residency): the host's copy into pinned memory,
-/// not the DMA, sets the pace, and each piece costs a gap.
-fn staging_words() -> usize {
-    static WORDS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *WORDS.get_or_init(|| {
-        crate::util::env_in("SLUICE_STAGING_KIB", 64..=65536).unwrap_or(16384) * 256
-    })
+/// How a backend sets up each of its devices' contexts.
+pub(crate) struct ContextSettings {
+    /// Where program binaries are cached.
+    pub(crate) cache: KernelCache,
+    /// Extra build options and the build log.
+    pub(crate) build_options: BuildOptions,
+    /// A cap on one cl buffer below the device's largest allocation.
+    pub(crate) max_chunk_bytes: Option<u64>,
+    /// Staging on (`Some`) or off (`None`: on GPUs only).
+    pub(crate) pinned_staging: Option<bool>,
+    /// Staging pieces, in 32-bit words ([`StagingTuning`](crate::StagingTuning)).
+    pub(crate) staging_words: usize,
+    /// The most page-locked host memory lent ([`PinnedPool::limit`]).
+    pub(crate) pinned_host_bytes: Option<u64>,
+    /// Whether the queues record device times.
+    pub(crate) profile: bool,
+    /// Watches chosen launches, if any.
+    pub(crate) observer: Option<Arc<dyn LaunchObserver>>,
 }
 
 /// Pinned (`CL_MEM_ALLOC_HOST_PTR`, mapped) host buffers: a transfer copies one piece into
@@ -78,7 +92,7 @@ unsafe impl Send for Staging {}
 
 impl Staging {
     fn new(ctx: &DeviceCtx) -> Result<Self, core::Error> {
-        let words = staging_words();
+        let words = ctx.staging_words;
         let make = || -> Result<(core::Mem, *mut u32), core::Error> {
             // It stays mapped while `mem` lives.
             let (mem, mut map) = mapped_host_buffer(&ctx.context, &ctx.queue, words)?;
@@ -118,15 +132,13 @@ fn copy_words(dst: &mut [u32], src: &[u32]) {
 impl DeviceCtx {
     pub(crate) fn new(
         info: &'static DeviceInfo,
-        cache: KernelCache,
-        max_chunk_bytes: Option<u64>,
-        pinned_staging: bool,
-        observer: Option<Arc<dyn LaunchObserver>>,
+        settings: &ContextSettings,
     ) -> Result<Self, BackendError> {
         let props = core::ContextProperties::new().platform(info.platform_id);
         let context = core::create_context(Some(&props), &[info.device_id], None, None)
             .map_err(|e| driver_error("clCreateContext", &e))?;
-        let profiling = std::env::var("SLUICE_PROFILE").is_ok_and(|v| v == "1");
+        let profiling = settings.profile;
+        let pinned_staging = settings.pinned_staging.unwrap_or(info.is_gpu);
         let new_queue = || {
             core::create_command_queue(
                 &context,
@@ -137,7 +149,10 @@ impl DeviceCtx {
         };
         let (queue, transfers) = (new_queue()?, new_queue()?);
         let cap = info.max_alloc_bytes.max(1 << 20);
-        let pinned = match (pinned_staging, PinnedPool::default_limit()) {
+        let pinned = match (
+            pinned_staging,
+            PinnedPool::limit(settings.pinned_host_bytes),
+        ) {
             (true, limit) if limit > 0 => Some(Arc::new(
                 PinnedPool::new(&context, info.device_id, limit)
                     .map_err(|e| driver_error("clCreateCommandQueue", &e))?,
@@ -150,10 +165,12 @@ impl DeviceCtx {
             queue,
             transfers,
             programs: Mutex::new(HashMap::new()),
-            max_chunk_bytes: max_chunk_bytes.map_or(cap, |m| m.min(cap)),
-            cache,
+            max_chunk_bytes: settings.max_chunk_bytes.map_or(cap, |m| m.min(cap)),
+            cache: settings.cache.clone(),
+            build_options: settings.build_options.clone(),
             profile: profiling.then(ProfileLog::default),
-            observer,
+            observer: settings.observer.clone(),
+            staging_words: settings.staging_words,
             staging: pinned_staging.then(|| Mutex::new(None)),
             pinned,
         })
@@ -291,7 +308,13 @@ impl DeviceCtx {
         if let Some(p) = built.as_ref() {
             return Ok(p.clone());
         }
-        let p = Arc::new(program::build(&self.context, self.info, kind, &self.cache)?);
+        let p = Arc::new(program::build(
+            &self.context,
+            self.info,
+            kind,
+            &self.cache,
+            &self.build_options,
+        )?);
         *built = Some(p.clone());
         Ok(p)
     }

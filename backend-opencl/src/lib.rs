@@ -5,7 +5,7 @@
 //! - Kernels are `.cl` files under `kernels/`, assembled per job (an Fr program, a G1 MSM
 //!   program, a G2 MSM program) with a header generated from `sluice-field`'s constants.
 //!   Fields use 32-bit limbs in Montgomery form, the host's bytes exactly; on NVIDIA the
-//!   carry chains are inline PTX (`-DSLUICE_NVIDIA`), elsewhere portable C.
+//!   carry chains are inline PTX (`-DKERNEL_NVIDIA`), elsewhere portable C.
 //! - Built program binaries are cached on disk ([`KernelCache`]) and in the process; every
 //!   build's duration is recorded ([`OpenClBackend::program_build_times`]). NVIDIA's
 //!   OpenCL gives PTX as a program's binary, so a load from the disk cache still compiles
@@ -20,19 +20,13 @@
 //! once, scalars being copied to the devices that need them. Partial sums are added on the
 //! host.
 //!
-//! # Environment overrides (experiments)
-//! `SLUICE_OPENCL_OPTIONS`: extra program build options. `SLUICE_MSM_WINDOW`,
-//! `SLUICE_MSM_CHUNK`, `SLUICE_MSM_SLICE`, `SLUICE_MSM_GROUP`, `SLUICE_MSM_PER_ITEM`: the
-//! MSM's window bits, entries per accumulate segment, pieces per reduce work item, the point
-//! kernels' work-group size (0: the driver's choice) and the scalars per work item of the
-//! count and the scatter, instead of the defaults (see `kernels/msm.cl`).
-//! `SLUICE_STAGING_KIB`: the size of each pinned staging piece (default 16384).
-//! `SLUICE_CAPTURE_DIR` / `SLUICE_CAPTURE_KERNEL` / `SLUICE_CAPTURE_COUNT`: record chosen
-//! launches for replay under NVIDIA's profiler (see `capture.rs`).
-//! `SLUICE_PROFILE=1`: queues record every kernel's and every transfer's device time;
-//! [`OpenClBackend::profile_report`] sums it per kernel and per transfer direction, with
-//! the device's idle time between commands charged to the command after it, and a
-//! backend prints what is left unreported to stderr when it is dropped.
+//! # Configuration
+//! [`OpenClConfig`] says which devices, and [`OpenClTuning`] every knob (MSM plans, NTT
+//! passes, staging, lent host memory, build options, profiling, launch capture), with
+//! defaults the backend was measured fastest with. The environment is read in one place,
+//! [`OpenClConfig::with_env_overrides`], for runs that tune without a rebuild; a bad value
+//! is an error, never a silent default. With [`OpenClTuning::profile`] the queues record
+//! every command's device time, which [`OpenClBackend::profile_report`] returns when asked.
 //!
 //! # Unsupported
 //! An NTT over a buffer split into several chunks (more than the device's largest single
@@ -61,8 +55,10 @@ pub mod test_support;
 mod testing;
 #[cfg(test)]
 mod tests;
+mod tuning;
 mod util;
 
+use std::ffi::OsString;
 use std::sync::Arc;
 
 use sluice_backend::{
@@ -72,7 +68,7 @@ use sluice_backend::{
 use sluice_field::Fr;
 
 use crate::chunked::Chunked;
-use crate::context::{DeviceCtx, LaunchObserver};
+use crate::context::{ContextSettings, DeviceCtx, LaunchObserver};
 use crate::fr_ops::FrOps;
 use crate::msm::{Msm, MsmScalars};
 use crate::ntt::Ntt;
@@ -82,6 +78,10 @@ pub use crate::device::{devices, DeviceInfo, DeviceSelector};
 pub use crate::msm::{OpenClBases, OpenClG1Bases, OpenClG2Bases};
 pub use crate::program::{BuildSource, KernelCache, ProgramBuildTime};
 pub use crate::source::ProgramKind;
+pub use crate::tuning::{
+    BuildOptions, CaptureConfig, MsmTuning, NttTuning, OpenClConfigError, OpenClTuning,
+    StagingTuning, WorkGroup,
+};
 
 /// How to set up an [`OpenClBackend`].
 #[derive(Clone, Debug)]
@@ -98,11 +98,10 @@ pub struct OpenClConfig {
     /// Large transfers through pinned staging buffers: `None` (the default) on GPUs only,
     /// where pageable transfers run at a fraction of pinned ones
     /// (BENCHMARKS.md#pipeline-and-residency); a CPU driver gains nothing from the extra
-    /// copy. Tests force it on to cover the path on PoCL. Where it is on,
-    /// the backend also lends page-locked host vectors
+    /// copy. Tests force it on to cover the path on PoCL. Where it is on, the backend also
+    /// lends page-locked host vectors
     /// ([`host_allocator`](sluice_backend::ComputeBackend::host_allocator)), which uploads
-    /// send with no staging copy: up to a quarter of the host's memory, or
-    /// `SLUICE_PINNED_HOST_MIB` (0 lends none).
+    /// send with no staging copy ([`OpenClTuning::pinned_host_bytes`]).
     pub pinned_staging: Option<bool>,
     /// Precompute shifted bases at upload: for every window k of the MSM's signed digits,
     /// 2^(c k) P for each base P, so an MSM sorts all its windows into one bucket set (a
@@ -112,6 +111,8 @@ pub struct OpenClConfig {
     /// (few or small scalars). Off by default: the prover's memory planning counts bases
     /// at their plain size.
     pub shifted_bases: bool,
+    /// Every tuning knob, by default what the backend was measured fastest with.
+    pub tuning: OpenClTuning,
 }
 
 impl Default for OpenClConfig {
@@ -123,7 +124,47 @@ impl Default for OpenClConfig {
             tracker: None,
             pinned_staging: None,
             shifted_bases: false,
+            tuning: OpenClTuning::default(),
         }
+    }
+}
+
+impl OpenClConfig {
+    /// The default configuration with the environment's overrides
+    /// ([`with_env_overrides`](Self::with_env_overrides)).
+    pub fn from_env() -> Result<Self, OpenClConfigError> {
+        Self::default().with_env_overrides()
+    }
+
+    /// This configuration with operator overrides from the environment, where set (each
+    /// checked: a bad value is [`OpenClConfigError::BadOverride`] naming the variable):
+    ///
+    /// | variable | setting |
+    /// |---|---|
+    /// | `SLUICE_KERNEL_CACHE` | [`kernel_cache`](Self::kernel_cache): this directory |
+    /// | `SLUICE_MSM_WINDOW`, `SLUICE_MSM_CHUNK`, `SLUICE_MSM_SLICE`, `SLUICE_MSM_PER_ITEM` | [`MsmTuning`]'s window bits, segment length, reduce slice, scalars per item |
+    /// | `SLUICE_MSM_GROUP` | [`MsmTuning::point_group`] (0: the driver's choice) |
+    /// | `SLUICE_NTT_COLUMNS`, `SLUICE_NTT_RADIX`, `SLUICE_NTT_TILES` | [`NttTuning`] |
+    /// | `SLUICE_STAGING_KIB` | [`StagingTuning::piece_kib`] |
+    /// | `SLUICE_PINNED_HOST_MIB` | [`OpenClTuning::pinned_host_bytes`], in MiB |
+    /// | `SLUICE_OPENCL_OPTIONS`, `SLUICE_OPENCL_OPTIONS_FR` / `_G1_MSM` / `_G2_MSM` | [`BuildOptions`] |
+    /// | `SLUICE_BUILD_LOG` (`0`, `1`) | [`BuildOptions::print_log`] |
+    /// | `SLUICE_PROFILE` (`0`, `1`) | [`OpenClTuning::profile`] |
+    /// | `SLUICE_CAPTURE_DIR`, `SLUICE_CAPTURE_KERNEL`, `SLUICE_CAPTURE_COUNT` | [`OpenClTuning::capture`] |
+    pub fn with_env_overrides(self) -> Result<Self, OpenClConfigError> {
+        self.with_overrides(&|name| std::env::var_os(name))
+    }
+
+    /// [`with_env_overrides`](Self::with_env_overrides) through `var`.
+    fn with_overrides(
+        mut self,
+        var: &dyn Fn(&'static str) -> Option<OsString>,
+    ) -> Result<Self, OpenClConfigError> {
+        if let Some(dir) = tuning::Overrides(var).path("SLUICE_KERNEL_CACHE") {
+            self.kernel_cache = KernelCache::Dir(dir);
+        }
+        self.tuning = self.tuning.with_overrides(var)?;
+        Ok(self)
     }
 }
 
@@ -134,6 +175,7 @@ pub struct OpenClBackend {
     tracker: MemoryTracker,
     /// [`OpenClConfig::shifted_bases`].
     shifted_bases: bool,
+    msm_tuning: MsmTuning,
     ntt: Ntt,
 }
 
@@ -149,23 +191,30 @@ impl Buffer for OpenClFrBuffer {
 }
 
 impl OpenClBackend {
-    /// A backend as `config` describes.
+    /// A backend as `config` describes; a tuning setting out of its range is
+    /// [`BackendError::InvalidInput`] naming it.
     pub fn new(config: OpenClConfig) -> Result<Self, BackendError> {
-        let observer = capture::Capture::from_env().map(|c| c as Arc<dyn LaunchObserver>);
+        let tuning = config.tuning;
+        tuning
+            .check()
+            .map_err(|e| BackendError::InvalidInput(e.to_string()))?;
+        let settings = ContextSettings {
+            cache: config.kernel_cache,
+            build_options: tuning.build_options,
+            max_chunk_bytes: config.max_chunk_bytes,
+            pinned_staging: config.pinned_staging,
+            staging_words: tuning.staging.piece_kib * 256,
+            pinned_host_bytes: tuning.pinned_host_bytes,
+            profile: tuning.profile,
+            observer: tuning
+                .capture
+                .map(|c| Arc::new(capture::Capture::new(c)) as Arc<dyn LaunchObserver>),
+        };
         let devices = config
             .devices
             .select()?
             .into_iter()
-            .map(|info| {
-                let staged = config.pinned_staging.unwrap_or(info.is_gpu);
-                DeviceCtx::new(
-                    info,
-                    config.kernel_cache.clone(),
-                    config.max_chunk_bytes,
-                    staged,
-                    observer.clone(),
-                )
-            })
+            .map(|info| DeviceCtx::new(info, &settings))
             .collect::<Result<Vec<_>, _>>()?;
         let names: Vec<&str> = devices.iter().map(|d| d.info.name.as_str()).collect();
         let info = BackendInfo {
@@ -182,7 +231,8 @@ impl OpenClBackend {
             devices,
             tracker: config.tracker.unwrap_or_default(),
             shifted_bases: config.shifted_bases,
-            ntt: Ntt::default(),
+            msm_tuning: tuning.msm,
+            ntt: Ntt::new(tuning.ntt),
         })
     }
 
@@ -231,7 +281,7 @@ impl OpenClBackend {
         program::program_build_times()
     }
 
-    /// With `SLUICE_PROFILE=1`: per device, the device time of each kernel launched since
+    /// With [`OpenClTuning::profile`]: per device, the device time of each kernel launched since
     /// the last report (launches, total milliseconds) and of the transfers each way, then
     /// the time the device idled before each kind of command (gaps under 10 ms: the host
     /// copying, waiting or enqueueing; longer gaps, mostly the caller's own work between
@@ -265,15 +315,8 @@ impl OpenClBackend {
         Msm {
             devices: &self.devices,
             tracker: &self.tracker,
+            tuning: &self.msm_tuning,
             shifted_bases: self.shifted_bases,
-        }
-    }
-}
-
-impl Drop for OpenClBackend {
-    fn drop(&mut self) {
-        if let Some(report) = self.profile_report() {
-            eprint!("{report}");
         }
     }
 }

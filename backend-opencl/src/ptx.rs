@@ -121,7 +121,7 @@ impl Reduction {
         }
     }
 
-    /// The form's name in the build switch `SLUICE_<NAME>_<FIELD>_ROWS`.
+    /// The form's name in the build switch `KERNEL_<NAME>_<FIELD>_ROWS`.
     pub(crate) fn macro_name(self) -> &'static str {
         match self {
             Reduction::Fused => "FUSED",
@@ -224,7 +224,7 @@ pub(crate) fn montgomery_mul_nocarry(
     };
     let t_ops: Vec<String> = (0..limbs).map(|j| format!("\"+r\"(t{j})")).collect();
     let a_ops: Vec<String> = (0..limbs).map(|j| format!("\"r\"(a.v[{j}])")).collect();
-    let mut s = format!("SLUICE_MUL_ATTR {name} {name}_mul({name} a, {name} b) {{\n");
+    let mut s = format!("KERNEL_MUL_ATTR {name} {name}_mul({name} a, {name} b) {{\n");
     let decl: Vec<String> = (0..limbs).map(|j| format!("t{j} = 0")).collect();
     let _ = writeln!(s, "  uint {};", decl.join(", "));
     for i in 0..limbs {

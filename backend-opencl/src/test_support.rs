@@ -9,13 +9,18 @@ pub fn opencl_required() -> bool {
     std::env::var("SLUICE_REQUIRE_OPENCL").is_ok_and(|v| v == "1")
 }
 
-/// A backend with `config`, or `None` after printing why when no OpenCL platform exists
-/// and `SLUICE_REQUIRE_OPENCL` is not `1`.
+/// A backend with `config` and the environment's overrides
+/// ([`OpenClConfig::with_env_overrides`]: a GPU run's kernel cache, profile or tuning), or
+/// `None` after printing why when no OpenCL platform exists and `SLUICE_REQUIRE_OPENCL` is
+/// not `1`.
 ///
 /// # Panics
-/// When the backend cannot be created and `SLUICE_REQUIRE_OPENCL=1`: in CI a missing
-/// platform is a failure, never a silent skip.
+/// When an override is bad, and when the backend cannot be created and
+/// `SLUICE_REQUIRE_OPENCL=1`: in CI a missing platform is a failure, never a silent skip.
 pub fn backend_or_skip(config: OpenClConfig) -> Option<OpenClBackend> {
+    let config = config
+        .with_env_overrides()
+        .unwrap_or_else(|e| panic!("bad environment for the OpenCL tests: {e}"));
     match OpenClBackend::new(config) {
         Ok(b) => Some(b),
         Err(e) if opencl_required() => {

@@ -17,15 +17,3 @@ pub(crate) fn driver_error(what: &str, e: &ocl::core::Error) -> BackendError {
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
-
-/// The environment variable `name` parsed as a `T` within `range`; `None` when unset,
-/// unparsable or out of range (the experiment overrides fall back to their defaults).
-pub(crate) fn env_in<T: std::str::FromStr + PartialOrd>(
-    name: &str,
-    range: std::ops::RangeInclusive<T>,
-) -> Option<T> {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|v| range.contains(v))
-}

@@ -101,6 +101,9 @@ fn run(opts: &Options) -> Result<(), String> {
             Ok(gpu) => {
                 let peers = std::mem::take(&mut peers_pending);
                 ladder(&gpu, label, opts, peers, &mut rows)?;
+                if let Some(profile) = gpu.profile_report() {
+                    eprint!("  profile of {label} since the last report:\n{profile}");
+                }
                 for t in sluice_backend_opencl::OpenClBackend::program_build_times() {
                     eprintln!(
                         "   program {} on {}: {:.3} s ({:?})",
@@ -537,8 +540,9 @@ fn demo_proof<B: ComputeBackend>(backend: &B, log: u32, seed: u64) -> Result<(),
 
 /// The OpenCL backend on the devices `--devices` selects (by default every GPU, or device
 /// 0 where there is none — a CPU driver such as PoCL next to a GPU would only slow the
-/// GPU down), with shifted MSM bases when `shifted_bases`, its programs built up front so
-/// that no timed row pays for compilation.
+/// GPU down), with shifted MSM bases when `shifted_bases` and the environment's tuning
+/// overrides (`OpenClConfig::from_env`: the README's variables), its programs built up front
+/// so that no timed row pays for compilation.
 #[cfg(feature = "opencl")]
 fn opencl_backend(
     opts: &Options,
@@ -552,7 +556,7 @@ fn opencl_backend(
     let backend = OpenClBackend::new(OpenClConfig {
         devices,
         shifted_bases,
-        ..OpenClConfig::default()
+        ..OpenClConfig::from_env().map_err(|e| e.to_string())?
     })
     .map_err(|e| e.to_string())?;
     let t = Instant::now();

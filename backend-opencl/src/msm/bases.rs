@@ -11,6 +11,7 @@ use super::plan::{table_window, window_groups, DIGIT_BITS};
 use crate::chunked::Chunked;
 use crate::context::DeviceCtx;
 use crate::repr::{as_words, DeviceRepr};
+use crate::tuning::MsmTuning;
 
 /// Bases resident on the backend's devices: device `d` holds `parts[d]`, the bases
 /// `starts[d]..starts[d] + parts[d].len`, so an MSM runs on every device at once.
@@ -50,12 +51,12 @@ pub type OpenClG1Bases = OpenClBases<G1Affine>;
 /// G2 bases resident in an [`OpenClBackend`](crate::OpenClBackend).
 pub type OpenClG2Bases = OpenClBases<G2Affine>;
 
-/// Uploads `bases` split evenly across `devices`, with the shifted table where
-/// `shifted`.
+/// Uploads `bases` split evenly across `devices`, with the shifted table where `shifted`
+/// (the tuning its windows follow).
 pub(super) fn upload<A: GpuCurve>(
     devices: &[DeviceCtx],
     tracker: &MemoryTracker,
-    shifted: bool,
+    shifted: Option<&MsmTuning>,
     name: &str,
     bases: &[A],
 ) -> Result<OpenClBases<A>, BackendError> {
@@ -70,8 +71,10 @@ pub(super) fn upload<A: GpuCurve>(
         starts.push(start);
     }
     let shifted = match shifted {
-        true => Some(ShiftedTable::new::<A>(devices, tracker, name, &parts)?),
-        false => None,
+        Some(tuning) => Some(ShiftedTable::new::<A>(
+            devices, tracker, tuning, name, &parts,
+        )?),
+        None => None,
     };
     Ok(OpenClBases {
         parts,
@@ -90,9 +93,10 @@ impl ShiftedTable {
         devices: &[DeviceCtx],
         chunk_len: usize,
         bytes: usize,
+        tuning: &MsmTuning,
     ) -> (usize, usize) {
         let max_alloc = devices.iter().map(|c| c.max_chunk_bytes).min().unwrap_or(1);
-        table_window(chunk_len, bytes, max_alloc)
+        table_window(chunk_len, bytes, max_alloc, tuning)
     }
 
     /// The shifted-bases table of `parts` (see [`ShiftedTable`]): window 0 a copy of the
@@ -100,6 +104,7 @@ impl ShiftedTable {
     fn new<A: GpuCurve>(
         devices: &[DeviceCtx],
         tracker: &MemoryTracker,
+        tuning: &MsmTuning,
         name: &str,
         parts: &[Chunked],
     ) -> Result<ShiftedTable, BackendError> {
@@ -111,7 +116,7 @@ impl ShiftedTable {
             .max()
             .unwrap_or(1)
             .max(1);
-        let (c, per_group) = Self::table_shape(devices, chunk_len, bytes);
+        let (c, per_group) = Self::table_shape(devices, chunk_len, bytes, tuning);
         let windows = DIGIT_BITS.div_ceil(c);
         let spans = window_groups(windows, per_group);
         let what = format!("{name} (shifted)");

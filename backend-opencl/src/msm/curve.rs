@@ -5,6 +5,7 @@ use sluice_backend::{CurveAffine, GroupKind};
 
 use crate::repr::DeviceRepr;
 use crate::source::ProgramKind;
+use crate::tuning::WorkGroup;
 
 /// Work-group size of the point kernels on CPU devices (see [`GpuCurve::point_group`]).
 const CPU_POINT_GROUP: usize = 64;
@@ -23,14 +24,14 @@ pub(crate) trait GpuCurve: CurveAffine {
     /// (BENCHMARKS.md#msm-gpu).
     const GPU_POINT_GROUP: Option<usize>;
 
-    /// The point kernels' work-group size on a device: `tuned` where set (`Some(0)`: the
-    /// driver's choice), else [`Self::GPU_POINT_GROUP`] on a GPU. A CPU driver runs a
-    /// group's items on one thread, each item's private memory at once: PoCL's own choice
-    /// (4096) overflowed that for G2 and crashed in the reduce from 2^15 scalars on.
-    fn point_group(tuned: Option<usize>, is_gpu: bool) -> Option<usize> {
+    /// The point kernels' work-group size on a device: `tuned` where set, else
+    /// [`Self::GPU_POINT_GROUP`] on a GPU. A CPU driver runs a group's items on one thread,
+    /// each item's private memory at once: PoCL's own choice (4096) overflowed that for G2
+    /// and crashed in the reduce from 2^15 scalars on.
+    fn point_group(tuned: Option<WorkGroup>, is_gpu: bool) -> Option<usize> {
         match tuned {
-            Some(0) => None,
-            Some(g) => Some(g),
+            Some(WorkGroup::Driver) => None,
+            Some(WorkGroup::Items(g)) => Some(g),
             None if is_gpu => Self::GPU_POINT_GROUP,
             None => Some(CPU_POINT_GROUP),
         }

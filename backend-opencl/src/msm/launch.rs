@@ -10,6 +10,7 @@ use super::curve::GpuCurve;
 use super::finish::Pending;
 use super::plan::{LaunchBuffers, Plan, SCAN_PER};
 use crate::context::{DeviceCtx, Launch};
+use crate::tuning::WorkGroup;
 
 /// A temporary device buffer and its tracked bytes.
 type Temp = (ocl::core::Mem, Allocation);
@@ -49,7 +50,7 @@ pub(super) fn launch<'a, A: GpuCurve>(
     scalars: &ocl::core::Mem,
     count: usize,
     plan: Plan,
-    point_group: Option<usize>,
+    point_group: Option<WorkGroup>,
 ) -> Result<Pending<'a, A>, BackendError> {
     let run = Run::<A> {
         ctx,

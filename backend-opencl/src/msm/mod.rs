@@ -25,12 +25,14 @@ use scalars::{count_large, Batch, Source};
 use crate::chunked::Chunked;
 use crate::context::DeviceCtx;
 use crate::repr::DeviceRepr;
+use crate::tuning::MsmTuning;
 
-/// The MSMs of a backend: its devices, the tracker their buffers count in, and whether
-/// bases get a shifted table.
+/// The MSMs of a backend: its devices, the tracker their buffers count in, their tuning,
+/// and whether bases get a shifted table.
 pub(crate) struct Msm<'a> {
     pub(crate) devices: &'a [DeviceCtx],
     pub(crate) tracker: &'a MemoryTracker,
+    pub(crate) tuning: &'a MsmTuning,
     pub(crate) shifted_bases: bool,
 }
 
@@ -41,7 +43,8 @@ impl Msm<'_> {
         name: &str,
         bases: &[A],
     ) -> Result<OpenClBases<A>, BackendError> {
-        bases::upload(self.devices, self.tracker, self.shifted_bases, name, bases)
+        let shifted = self.shifted_bases.then_some(self.tuning);
+        bases::upload(self.devices, self.tracker, shifted, name, bases)
     }
 
     /// `sum_k scalars[var_k] * bases[skip + k]` (see
@@ -155,7 +158,8 @@ impl Msm<'_> {
             };
             let large = count_large::<A>(ctx, self.tracker, &scalars.0, count)?;
             let piece = A::xyzz_words() * 4;
-            for plan in Plan::launches(count, large, table, ctx.max_chunk_bytes, piece) {
+            let max_alloc = ctx.max_chunk_bytes;
+            for plan in Plan::launches(count, large, table, max_alloc, piece, self.tuning) {
                 log::debug!("{} MSM of {count} on device {d}: {plan:?}", A::PREFIX);
                 // A folded plan reads its group's table buffer, window k's bases a chunk's
                 // length apart.
@@ -167,7 +171,7 @@ impl Msm<'_> {
                     _ => (&bases.parts[d].chunks[c], 0),
                 };
                 let bases = (mem, base_offset, stride);
-                let point_group = plan::tuning()[3];
+                let point_group = self.tuning.point_group;
                 pending.push(launch::launch::<A>(
                     ctx,
                     self.tracker,
@@ -200,7 +204,9 @@ impl Msm<'_> {
         // any.
         let table = self.shifted_bases.then(|| {
             let longest = self.devices.iter().map(batch).max().unwrap_or(1).max(1);
-            let (c, per) = bases::ShiftedTable::table_shape(self.devices, longest, A::WORDS * 4);
+            let bytes = A::WORDS * 4;
+            let (c, per) =
+                bases::ShiftedTable::table_shape(self.devices, longest, bytes, self.tuning);
             (c, window_groups(DIGIT_BITS.div_ceil(c), per))
         });
         let table = table.as_ref().map(|(c, s)| (*c, s.as_slice()));
@@ -216,9 +222,10 @@ impl Msm<'_> {
                     .iter()
                     .flat_map(|&large| {
                         let max_alloc = ctx.max_chunk_bytes;
+                        let t = self.tuning;
                         [
-                            Plan::launches(count, large, table, max_alloc, piece * 4),
-                            vec![Plan::new(count, large, max_alloc, piece * 4)],
+                            Plan::launches(count, large, table, max_alloc, piece * 4, t),
+                            vec![Plan::new(count, large, max_alloc, piece * 4, t)],
                         ]
                     })
                     .collect();

@@ -2,6 +2,7 @@
 //! within the device's largest allocation, and the device buffers each launch allocates.
 
 use crate::device::DeviceInfo;
+use crate::tuning::MsmTuning;
 
 /// Bits of a scalar the windows cover (Fr::NUM_BITS).
 const SCALAR_BITS: usize = 255;
@@ -17,12 +18,17 @@ pub(super) fn window_groups(windows: usize, per: usize) -> Vec<(usize, usize)> {
 /// The table's windows for bases chunks of up to `chunk_len` elements of `bytes` each:
 /// `(c, windows per buffer)` whose folded plans ([`Plan::folded`], one per buffer) cost the
 /// least ([`Plan::cost`]) for a dense MSM over a whole chunk.
-pub(super) fn table_window(chunk_len: usize, bytes: usize, max_alloc: u64) -> (usize, usize) {
+pub(super) fn table_window(
+    chunk_len: usize,
+    bytes: usize,
+    max_alloc: u64,
+    t: &MsmTuning,
+) -> (usize, usize) {
     // Entries name (k - w0) stride + i in 31 bits.
     let per_buffer = (max_alloc / (chunk_len as u64 * bytes as u64).max(1))
         .min(((1u64 << 31) - 1) / chunk_len.max(1) as u64)
         .max(1) as usize;
-    let window = tuning()[0];
+    let window = t.window_bits;
     (2..=MAX_WINDOW_BITS)
         .filter(|&c| window.map_or(c <= CHOSEN_WINDOW_BITS, |w| w == c))
         .filter_map(|c| {
@@ -30,7 +36,7 @@ pub(super) fn table_window(chunk_len: usize, bytes: usize, max_alloc: u64) -> (u
             let cost = window_groups(windows, per_buffer)
                 .into_iter()
                 .map(|(w0, wn)| {
-                    Plan::folded(chunk_len, chunk_len, (c, w0, wn), max_alloc, 2 * bytes)
+                    Plan::folded(chunk_len, chunk_len, (c, w0, wn), max_alloc, 2 * bytes, t)
                         .map(|p| p.cost(chunk_len))
                 })
                 .sum::<Option<usize>>()?;
@@ -40,7 +46,7 @@ pub(super) fn table_window(chunk_len: usize, bytes: usize, max_alloc: u64) -> (u
         .map_or((16, 1), |(_, c, per)| (c, per))
 }
 
-/// The largest window the kernels take (`SLUICE_MSM_WINDOW` reaches it).
+/// The largest window the kernels take ([`MsmTuning::window_bits`] reaches it).
 const MAX_WINDOW_BITS: usize = 24;
 
 /// The largest window the planners choose: on an H200 c = 22 lost to c = 20 wherever both
@@ -67,26 +73,6 @@ const SUM_GROUP: usize = 4;
 /// launch's windows; the host adds those: a few microseconds per point, where a GPU's
 /// last rounds run one long chain of additions in a single work item.
 const HOST_SUM: usize = 64;
-
-/// Tuning overrides for experiments, read once: `SLUICE_MSM_WINDOW` (window bits c, of
-/// the plans and of a shifted-bases table),
-/// `SLUICE_MSM_CHUNK` (entries per accumulate segment L), `SLUICE_MSM_SLICE` (pieces per
-/// reduce work item), `SLUICE_MSM_GROUP` (work-group size of the point kernels, 0 for the driver's
-/// choice; see [`GpuCurve::POINT_GROUP`]), `SLUICE_MSM_PER_ITEM` (scalars per work item of
-/// the count and the scatter). Unset, unparsable or out-of-range values leave the defaults.
-pub(super) fn tuning() -> [Option<usize>; 5] {
-    static T: std::sync::OnceLock<[Option<usize>; 5]> = std::sync::OnceLock::new();
-    *T.get_or_init(|| {
-        let var = |k: &str, lo: usize, hi: usize| crate::util::env_in(k, lo..=hi);
-        [
-            var("SLUICE_MSM_WINDOW", 2, 24),
-            var("SLUICE_MSM_CHUNK", 1, 1 << 20),
-            var("SLUICE_MSM_SLICE", 1, 1 << 20),
-            var("SLUICE_MSM_GROUP", 0, 1024),
-            var("SLUICE_MSM_PER_ITEM", 1, 64),
-        ]
-    })
-}
 
 /// The shape of one launch (see `kernels/msm.cl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,8 +105,13 @@ pub(super) struct Plan {
 impl Plan {
     /// Window bits `c`, `sets` bucket sets of `span` entry slots each, for `n` scalars of
     /// which `large` are 2^16 or more; every window, not folded.
-    pub(super) fn shape(c: usize, sets: usize, span: usize, n: usize, large: usize) -> Plan {
-        let [_, chunk, slice, _, per_item] = tuning();
+    pub(super) fn shape(
+        c: usize,
+        sets: usize,
+        (span, n, large): (usize, usize, usize),
+        t: &MsmTuning,
+    ) -> Plan {
+        let (chunk, slice, per_item) = (t.segment_len, t.reduce_slice, t.scalars_per_item);
         let buckets = 1usize << (c - 1);
         let seg_len = chunk.unwrap_or_else(|| segment_len(span, sets, buckets));
         let segs = span.div_ceil(seg_len).max(1);
@@ -164,12 +155,13 @@ impl Plan {
         (c, w0, wn): (usize, usize, usize),
         max_alloc: u64,
         piece_bytes: usize,
+        t: &MsmTuning,
     ) -> Option<Plan> {
         let plan = Plan {
             w0,
             wn,
             fold: true,
-            ..Plan::shape(c, 1, wn * n, n, large)
+            ..Plan::shape(c, 1, (wn * n, n, large), t)
         };
         plan.fits(max_alloc, piece_bytes).then_some(plan)
     }
@@ -186,15 +178,21 @@ impl Plan {
     /// of 20 at n = 2^26), and far fewer buckets to scan and reduce. The floor bounds the
     /// windows, and with them the sorted entries (W n words), when hardly any scalar is
     /// large.
-    pub(super) fn new(n: usize, large: usize, max_alloc: u64, piece_bytes: usize) -> Plan {
+    pub(super) fn new(
+        n: usize,
+        large: usize,
+        max_alloc: u64,
+        piece_bytes: usize,
+        t: &MsmTuning,
+    ) -> Plan {
         let m = large_cost_scalars(n, large);
-        let window = tuning()[0];
+        let window = t.window_bits;
         let mut best: Option<(usize, Plan)> = None;
         for c in 2..=MAX_WINDOW_BITS {
             if window.map_or(c > CHOSEN_WINDOW_BITS, |w| w != c) {
                 continue;
             }
-            let plan = Plan::shape(c, DIGIT_BITS.div_ceil(c), n, n, large);
+            let plan = Plan::shape(c, DIGIT_BITS.div_ceil(c), (n, n, large), t);
             if !plan.fits(max_alloc, piece_bytes) {
                 continue;
             }
@@ -203,7 +201,7 @@ impl Plan {
                 best = Some((cost, plan));
             }
         }
-        best.map_or_else(|| Plan::new(n, large, u64::MAX, piece_bytes), |(_, p)| p)
+        best.map_or_else(|| Plan::new(n, large, u64::MAX, piece_bytes, t), |(_, p)| p)
     }
 
     /// The launches of an MSM of `n` scalars (`large` of them 2^16 or more): one plain plan
@@ -215,13 +213,14 @@ impl Plan {
         table: Option<(usize, &[(usize, usize)])>,
         max_alloc: u64,
         piece_bytes: usize,
+        t: &MsmTuning,
     ) -> Vec<Plan> {
-        let plain = Plan::new(n, large, max_alloc, piece_bytes);
+        let plain = Plan::new(n, large, max_alloc, piece_bytes, t);
         let m = large_cost_scalars(n, large);
         let folded = table.and_then(|(c, groups)| {
             groups
                 .iter()
-                .map(|&(w0, wn)| Plan::folded(n, large, (c, w0, wn), max_alloc, piece_bytes))
+                .map(|&(w0, wn)| Plan::folded(n, large, (c, w0, wn), max_alloc, piece_bytes, t))
                 .collect::<Option<Vec<Plan>>>()
         });
         match folded {
@@ -277,7 +276,7 @@ const SCAN_ITEMS: usize = 256;
 pub(super) const SCAN_PER: usize = 16;
 
 /// The device buffers one launch of a [`Plan`] allocates, in 32-bit words: what the launch
-/// allocates ([`super::launch`]) and what [`super::scratch_bytes`] reserves, from the one
+/// allocates ([`super::launch`]) and what [`Msm::scratch_bytes`](super::Msm::scratch_bytes) reserves, from the one
 /// computation. Every one lives until the launch is queued, the last window sums (`result`)
 /// until its [`super::finish::Pending`] is read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -7,6 +7,7 @@ use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 
 use super::plan::{table_window, window_groups, Plan, DIGIT_BITS};
 use crate::testing::{backend, rng, shifted_backend, split_backend};
+use crate::tuning::MsmTuning;
 use crate::OpenClBackend;
 
 /// `n` distinct bases (a seeded random start plus multiples of a random step), with the
@@ -336,9 +337,16 @@ fn msms_over_shifted_bases_match_sluice_msm() {
 #[test]
 fn shifted_table_plans_at_test_and_h200_sizes() {
     let folds = |n: usize, chunk: usize, bytes: usize, max_alloc: u64, large: usize| {
-        let (c, per) = table_window(chunk, bytes, max_alloc);
+        let (c, per) = table_window(chunk, bytes, max_alloc, &MsmTuning::default());
         let groups = window_groups(DIGIT_BITS.div_ceil(c), per);
-        let plans = Plan::launches(n, large, Some((c, &groups)), max_alloc, 2 * bytes);
+        let plans = Plan::launches(
+            n,
+            large,
+            Some((c, &groups)),
+            max_alloc,
+            2 * bytes,
+            &MsmTuning::default(),
+        );
         assert!(plans.iter().all(|p| p.fold == plans[0].fold), "{plans:?}");
         (plans[0].fold, c, groups.len())
     };
@@ -355,7 +363,7 @@ fn shifted_table_plans_at_test_and_h200_sizes() {
         assert!(folds(n, chunk, bytes, max_alloc, n).0, "dense {n}");
     }
     assert_eq!(
-        table_window((1 << 15) + 3, 96, 1 << 30).0,
+        table_window((1 << 15) + 3, 96, 1 << 30, &MsmTuning::default()).0,
         14,
         "two scan blocks"
     );
@@ -374,7 +382,10 @@ fn shifted_table_plans_at_test_and_h200_sizes() {
         folds(1 << 24, 1 << 24, 192, 35 << 30, 1 << 24),
         (true, 20, 2)
     );
-    assert_eq!(Plan::new(1 << 20, 1 << 20, 35 << 30, 192).c, 16);
+    assert_eq!(
+        Plan::new(1 << 20, 1 << 20, 35 << 30, 192, &MsmTuning::default()).c,
+        16
+    );
 }
 
 /// A G1 MSM of `scalars` over resident `bases` equals sluice-msm's.
@@ -404,7 +415,7 @@ fn boolean_scalars_in_multi_scalar_items_match_sluice_msm() {
     let seed = 4300;
     let n = (1 << 19) + 1;
     assert_eq!(
-        Plan::new(n, n / 65, 1 << 30, 192).per_item,
+        Plan::new(n, n / 65, 1 << 30, 192, &MsmTuning::default()).per_item,
         2,
         "the test's premise"
     );
@@ -430,7 +441,7 @@ fn segments_aligned_with_buckets_match_sluice_msm() {
     let Some(b) = backend() else { return };
     let seed = 4100;
     let n = 512;
-    let plan = Plan::new(n, n, 1 << 30, 192);
+    let plan = Plan::new(n, n, 1 << 30, 192, &MsmTuning::default());
     // Even digits 2, 4, ..., 2^(c-1) in window 0, half a segment of each.
     let per = plan.seg_len / 2;
     let used = per << (plan.c - 2);
@@ -512,11 +523,14 @@ fn msm_across_two_contexts_and_split_buffers() {
 #[test]
 fn plans_size_the_windows_for_the_large_scalars() {
     let n = 1 << 26;
-    let dense = Plan::new(n, n, 35 << 30, 288);
-    let partition = Plan::new(n, n / 65, 35 << 30, 288);
+    let dense = Plan::new(n, n, 35 << 30, 288, &MsmTuning::default());
+    let partition = Plan::new(n, n / 65, 35 << 30, 288, &MsmTuning::default());
     assert_eq!((dense.c, partition.c), (20, 16), "{dense:?} {partition:?}");
     assert_eq!((dense.per_item, partition.per_item), (1, 16));
-    assert_eq!(partition.c, Plan::new(1 << 20, 1 << 20, 35 << 30, 288).c);
+    assert_eq!(
+        partition.c,
+        Plan::new(1 << 20, 1 << 20, 35 << 30, 288, &MsmTuning::default()).c
+    );
 }
 
 /// `UsedElements` against the density's own positions: every used element's position,
@@ -567,7 +581,7 @@ fn plans_cover_the_scalars_and_fit_one_allocation() {
         .chain([(1 << 20, 35 << 30), (1 << 26, 35 << 30)])
     {
         for large in [0, n / 65, n] {
-            let p = Plan::new(n, large, max_alloc, 288);
+            let p = Plan::new(n, large, max_alloc, 288, &MsmTuning::default());
             assert!(p.windows * p.c >= 256, "{p:?} for {n}");
             assert!(p.buckets == 1 << (p.c - 1) && p.slices.is_power_of_two());
             assert!(p.segs * p.seg_len >= n, "{p:?} for {n}");

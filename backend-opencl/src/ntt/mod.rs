@@ -1,6 +1,6 @@
 //! The NTT family on a device: the four transforms in every order, the fused coset steps of
 //! the H computation and batched segment transforms, built from the passes
-//! ([`passes`]), the bit reversal, the coset powers and the 1/n scale.
+//! ([`passes`](mod@passes)), the bit reversal, the coset powers and the 1/n scale.
 
 mod passes;
 #[cfg(test)]
@@ -13,16 +13,27 @@ use sluice_field::Fr;
 
 use crate::chunked::Chunked;
 use crate::fr_ops::{FrOps, COSET_BR_MIN_LOG};
+use crate::tuning::NttTuning;
 use passes::{bit_reverse, passes};
 use twiddles::TwiddleCache;
 
-/// A backend's NTTs: the twiddle tables they build, kept for the backend's life.
+/// A backend's NTTs: their tuning, and the twiddle tables they build, kept for the
+/// backend's life.
 #[derive(Default)]
 pub(crate) struct Ntt {
     twiddles: TwiddleCache,
+    tuning: NttTuning,
 }
 
 impl Ntt {
+    /// NTTs with `tuning`.
+    pub(crate) fn new(tuning: NttTuning) -> Self {
+        Ntt {
+            twiddles: TwiddleCache::default(),
+            tuning,
+        }
+    }
+
     /// `transform` of `buf` in place (its device is `ops`'), on buffers of one chunk.
     pub(crate) fn transform(
         &self,
@@ -138,6 +149,7 @@ impl Ntt {
             ops,
             device: buf.device,
             twiddles: &self.twiddles,
+            tuning: &self.tuning,
         }
     }
 }
@@ -147,6 +159,7 @@ struct Run<'a> {
     ops: FrOps<'a>,
     device: usize,
     twiddles: &'a TwiddleCache,
+    tuning: &'a NttTuning,
 }
 
 impl Run<'_> {
@@ -261,12 +274,12 @@ impl Run<'_> {
             .twiddles
             .get(self.ops, self.device, log_n, inverse != Some(false))?;
         if input_br {
-            passes(ctx, mem, &tw, log_n, count, false)?;
+            passes(ctx, mem, &tw, (log_n, count), false, self.tuning)?;
             if output_br {
                 bit_reverse(ctx, mem, log_n, count)?;
             }
         } else {
-            passes(ctx, mem, &tw, log_n, count, true)?;
+            passes(ctx, mem, &tw, (log_n, count), true, self.tuning)?;
             if !output_br {
                 bit_reverse(ctx, mem, log_n, count)?;
             }

@@ -7,6 +7,7 @@ use sluice_backend::BackendError;
 use super::twiddles::Twiddles;
 use crate::context::DeviceCtx;
 use crate::source::ProgramKind;
+use crate::tuning::NttTuning;
 
 /// Most elements one pass's tile holds in local memory: 2^9 elements and their twiddles,
 /// 32 KiB per work group (OpenCL guarantees 32 KiB of local memory); 2^27 takes four
@@ -20,33 +21,6 @@ const PASS_KERNELS: [&str; 2] = ["fr_ntt_pass_r1", "fr_ntt_pass_r2"];
 /// Work groups per compute unit a pass keeps before its groups take several tiles each
 /// (sharing one twiddle table): enough to fill the device several times over.
 const GROUPS_PER_UNIT: usize = 32;
-
-/// Most columns (log2) one pass's work group owns: 8 adjacent elements, 256 contiguous bytes
-/// per tile row. `SLUICE_NTT_COLUMNS` (0-3) overrides it for experiments; 0 gives the old
-/// one-column sets.
-fn max_columns_log() -> u32 {
-    static C: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *C.get_or_init(|| crate::util::env_in("SLUICE_NTT_COLUMNS", 0..=3).unwrap_or(3))
-}
-
-/// Rounds each work item of a pass runs in registers between local-memory exchanges (log2
-/// of the register radix): 1 (one butterfly per item per round, an exchange after every
-/// round), or `SLUICE_NTT_RADIX` (1-2) for experiments. Measured on an H200, NTT 2^27 / 2^24
-/// with the default tiles: r = 1 63.9 / 7.5 ms, 2 67.1 / 9.0 ms, 3 100 / 14.6 ms (122
-/// registers: 14 warps per SM against 32 at r = 1, and a stage of 12 inline products). The
-/// r = 3 kernel is gone: it also took 5.4 of the Fr program's 12 s cold build.
-fn radix_log() -> u32 {
-    static R: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *R.get_or_init(|| crate::util::env_in("SLUICE_NTT_RADIX", 1..=2).unwrap_or(1))
-}
-
-/// Most tiles (log2) one work group of a pass runs with one twiddle table: 3, or
-/// `SLUICE_NTT_TILES` (0-3) for experiments; 0 computes the table for every tile. Measured
-/// on an H200 at r = 1, NTT 2^27: 3 tiles (log2) 63.9 ms, 2 64.6, 1 66.1, 0 69.7.
-fn max_tiles_log() -> u32 {
-    static T: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *T.get_or_init(|| crate::util::env_in("SLUICE_NTT_TILES", 0..=3).unwrap_or(3))
-}
 
 /// How [`passes_with`] lays out the passes of one transform.
 #[derive(Clone, Copy, Debug)]
@@ -64,12 +38,12 @@ pub(super) struct PassConfig {
 }
 
 impl PassConfig {
-    fn for_device(ctx: &DeviceCtx) -> Self {
+    fn for_device(ctx: &DeviceCtx, tuning: &NttTuning) -> Self {
         PassConfig {
-            radix_log: radix_log(),
+            radix_log: tuning.radix_log,
             max_rounds: MAX_ROUNDS_PER_PASS,
-            max_cols_log: max_columns_log(),
-            max_tiles_log: max_tiles_log(),
+            max_cols_log: tuning.columns_log,
+            max_tiles_log: tuning.tiles_log,
             min_groups: GROUPS_PER_UNIT * ctx.info.compute_units.max(1) as usize,
         }
     }
@@ -115,19 +89,12 @@ pub(super) fn passes(
     ctx: &DeviceCtx,
     mem: &ocl::core::Mem,
     tw: &Twiddles,
-    log_n: u32,
-    count: usize,
+    (log_n, count): (u32, usize),
     dif: bool,
+    tuning: &NttTuning,
 ) -> Result<(), BackendError> {
-    passes_with(
-        ctx,
-        mem,
-        tw,
-        log_n,
-        count,
-        dif,
-        &PassConfig::for_device(ctx),
-    )
+    let config = PassConfig::for_device(ctx, tuning);
+    passes_with(ctx, mem, tw, log_n, count, dif, &config)
 }
 
 pub(super) fn passes_with(

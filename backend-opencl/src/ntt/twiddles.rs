@@ -13,7 +13,7 @@ use crate::repr::as_words;
 use crate::util::lock;
 
 /// The twiddles w^e for e < n/2 of one domain and direction, as two tables:
-/// w^e = lo[e mod 2^lo_bits] * hi[e >> lo_bits] (O(sqrt n) memory instead of n/2).
+/// `w^e = lo[e mod 2^lo_bits] * hi[e >> lo_bits]` (O(sqrt n) memory instead of n/2).
 pub(crate) struct Twiddles {
     pub(crate) lo: ocl::core::Mem,
     pub(crate) hi: ocl::core::Mem,
