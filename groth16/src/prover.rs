@@ -311,7 +311,7 @@ impl HostInput {
         n: usize,
     ) -> Result<B::FrBuffer, BackendError> {
         match self {
-            HostInput::Full(v) => backend.upload_fr_padded(name, v, n),
+            HostInput::Full(v) => backend.upload_fr(name, v, n),
             HostInput::Compact { values, .. } => {
                 sluice_backend::compact::upload(backend, name, values, n)
             }

@@ -426,10 +426,10 @@ fn decode_bytes(lengths: &QueryLengths) -> u64 {
     DECODE_BATCH.min(lengths.l) as u64 * 32
 }
 
-/// Whether `backend` computes in host memory (the CPU backend, a CPU OpenCL device), so that
-/// its "device" budget is host memory too.
+/// Whether `backend` computes in host memory (the CPU backend, a CPU OpenCL device, a GPU
+/// sharing the host's memory), so that its "device" budget is host memory too.
 fn device_memory_is_host<B: ComputeBackend>(backend: &B) -> bool {
-    !backend.is_accelerator()
+    backend.info().host_memory_shared
 }
 
 /// The scratch of a partition's largest MSM on `backend` (b_g2's too when it runs there).

@@ -525,7 +525,7 @@ pub fn compact_proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64)
             got.to_bytes(),
             want.to_bytes(),
             "{what}: the compact proof on {} differs from the raw one on the CPU",
-            backend.name()
+            backend.info().name
         );
     }
     let mut rng = rng(seed);
