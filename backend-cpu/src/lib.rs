@@ -5,6 +5,8 @@
 //! threads. "Device" memory here is host RAM, tracked as [`MemoryKind::Device`] so that what
 //! the backend holds stays distinguishable from what its caller holds.
 
+mod host;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -12,19 +14,22 @@ use ff::Field;
 use rayon::prelude::*;
 use sluice_backend::huge_pages::{copy_with_huge_pages, filled_for};
 use sluice_backend::{
-    check_len, check_range, Allocation, BackendError, ComputeBackend, Density, Fr, G1Affine,
-    G1Projective, G2Affine, G2Projective, MemoryInfo, MemoryKind, MemoryTracker, NttOrder, Scalars,
-    Transform,
+    check_len, check_pow2_segment, check_range, check_segment, Allocation, BackendError,
+    BackendInfo, Buffer, ComputeBackend, CurveAffine, Density, Fr, MemoryInfo, MemoryKind,
+    MemoryTracker, NttOrder, Scalars, Transform,
 };
-use sluice_msm::MsmCurve;
 use sluice_ntt::Domain;
+
+pub use host::transform_on_host;
+use host::{msm_error, ntt_error};
 
 /// Elements per rayon task in pointwise loops: large enough to amortise scheduling.
 const POINTWISE_CHUNK: usize = 1 << 12;
 
 /// The CPU backend. Cheap to clone handles are not needed: share it by reference or `Arc`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct CpuBackend {
+    info: BackendInfo,
     tracker: MemoryTracker,
     /// Domains (with their twiddle tables) by log2 size, built once and reused across proofs.
     domains: Mutex<HashMap<u32, Arc<Domain<Fr>>>>,
@@ -44,6 +49,12 @@ impl CpuFrBuffer {
     }
 }
 
+impl Buffer for CpuFrBuffer {
+    fn len(&self) -> usize {
+        self.data.len()
+    }
+}
+
 /// Resident bases in RAM, tracked while they live.
 #[derive(Debug)]
 pub struct CpuBases<A> {
@@ -58,6 +69,18 @@ impl<A> CpuBases<A> {
     }
 }
 
+impl<A> Buffer for CpuBases<A> {
+    fn len(&self) -> usize {
+        self.bases.len()
+    }
+}
+
+impl Default for CpuBackend {
+    fn default() -> Self {
+        Self::with_tracker(MemoryTracker::default())
+    }
+}
+
 impl CpuBackend {
     /// A backend with unlimited memory.
     pub fn new() -> Self {
@@ -67,6 +90,12 @@ impl CpuBackend {
     /// A backend whose allocations are counted by `tracker` (which may carry limits).
     pub fn with_tracker(tracker: MemoryTracker) -> Self {
         CpuBackend {
+            info: BackendInfo {
+                name: format!("cpu ({} threads)", rayon::current_num_threads()),
+                accelerator: false,
+                queues_work: false,
+                host_memory_shared: true,
+            },
             tracker,
             domains: Mutex::default(),
         }
@@ -87,7 +116,7 @@ impl CpuBackend {
         if let Some(d) = cache.get(&log) {
             return Ok(Arc::clone(d));
         }
-        let d = Arc::new(Domain::new(log)?);
+        let d = Arc::new(Domain::new(log).map_err(ntt_error)?);
         cache.insert(log, Arc::clone(&d));
         Ok(d)
     }
@@ -110,49 +139,14 @@ impl CpuBackend {
             .for_each(|(x, y)| x.iter_mut().zip(y).for_each(|(x, y)| op(x, y)));
         Ok(())
     }
-
-    /// Shared MSM entry: slices the resident bases after `skip` to the count the scalars
-    /// (and density) need, then runs the CPU Pippenger.
-    fn msm<C: MsmCurve>(
-        &self,
-        bases: &[C::Affine],
-        skip: usize,
-        scalars: Scalars<'_, Self>,
-        density: Option<&Density>,
-    ) -> Result<C, BackendError> {
-        let owned;
-        let scalars = match scalars {
-            Scalars::Host(s) => s,
-            Scalars::Buffer(b) => b.as_slice(),
-            Scalars::Owned(b) => {
-                owned = b;
-                owned.as_slice()
-            }
-        };
-        let needed = density.map_or(scalars.len(), Density::count_ones);
-        let available = bases.len().saturating_sub(skip);
-        if needed > available {
-            return Err(BackendError::LengthMismatch {
-                what: "msm bases after skip",
-                expected: needed,
-                got: available,
-            });
-        }
-        Ok(sluice_msm::msm_vartime::<C>(
-            &bases[skip..skip + needed],
-            scalars,
-            density,
-        )?)
-    }
 }
 
 impl ComputeBackend for CpuBackend {
     type FrBuffer = CpuFrBuffer;
-    type G1Bases = CpuBases<G1Affine>;
-    type G2Bases = CpuBases<G2Affine>;
+    type Bases<A: CurveAffine> = CpuBases<A>;
 
-    fn name(&self) -> String {
-        format!("cpu ({} threads)", rayon::current_num_threads())
+    fn info(&self) -> &BackendInfo {
+        &self.info
     }
 
     fn tracker(&self) -> &MemoryTracker {
@@ -170,25 +164,24 @@ impl ComputeBackend for CpuBackend {
         })
     }
 
-    fn alloc_fr(&self, name: &str, len: usize) -> Result<CpuFrBuffer, BackendError> {
+    fn upload_fr(&self, name: &str, data: &[Fr], len: usize) -> Result<CpuFrBuffer, BackendError> {
+        check_range("upload_fr", len, 0, data.len())?;
         let allocation = self.track::<Fr>(name, len)?;
-        let data = filled_for(&allocation, name, len, Fr::ZERO)?;
+        let data = if data.len() == len {
+            copy_with_huge_pages(data)
+        } else {
+            let mut padded = filled_for(&allocation, name, len, Fr::ZERO)?;
+            padded[..data.len()].copy_from_slice(data);
+            padded
+        };
         Ok(CpuFrBuffer {
             data,
             _allocation: allocation,
         })
     }
 
-    fn upload_fr(&self, name: &str, data: &[Fr]) -> Result<CpuFrBuffer, BackendError> {
-        let allocation = self.track::<Fr>(name, data.len())?;
-        Ok(CpuFrBuffer {
-            data: copy_with_huge_pages(data),
-            _allocation: allocation,
-        })
-    }
-
     fn copy_fr(&self, name: &str, src: &CpuFrBuffer) -> Result<CpuFrBuffer, BackendError> {
-        self.upload_fr(name, &src.data)
+        self.upload_fr(name, &src.data, src.data.len())
     }
 
     fn write_fr(
@@ -213,10 +206,6 @@ impl ComputeBackend for CpuBackend {
         Ok(())
     }
 
-    fn fr_len(&self, buf: &CpuFrBuffer) -> usize {
-        buf.data.len()
-    }
-
     fn transform(
         &self,
         buf: &mut CpuFrBuffer,
@@ -224,9 +213,23 @@ impl ComputeBackend for CpuBackend {
         order: NttOrder,
     ) -> Result<(), BackendError> {
         let domain = self.domain(buf.data.len())?;
-        let data = buf.data.as_mut_slice();
-        transform.apply_on_host(&domain, data, order)?;
-        Ok(())
+        transform_on_host(&domain, &mut buf.data, transform, order).map_err(ntt_error)
+    }
+
+    fn transform_segments(
+        &self,
+        buf: &mut CpuFrBuffer,
+        segment: usize,
+        transform: Transform,
+        order: NttOrder,
+    ) -> Result<(), BackendError> {
+        check_pow2_segment("transform_segments", buf.data.len(), segment)?;
+        let domain = self.domain(segment)?;
+        let run = |data: &mut [Fr]| transform_on_host(&domain, data, transform, order);
+        buf.data
+            .par_chunks_mut(segment)
+            .try_for_each(run)
+            .map_err(ntt_error)
     }
 
     fn mul_assign(&self, a: &mut CpuFrBuffer, b: &CpuFrBuffer) -> Result<(), BackendError> {
@@ -244,25 +247,6 @@ impl ComputeBackend for CpuBackend {
         Ok(())
     }
 
-    fn distribute_powers(&self, a: &mut CpuFrBuffer, g: Fr) -> Result<(), BackendError> {
-        sluice_ntt::distribute_powers(&mut a.data, g);
-        Ok(())
-    }
-
-    fn transform_segments(
-        &self,
-        buf: &mut CpuFrBuffer,
-        segment: usize,
-        transform: Transform,
-        order: NttOrder,
-    ) -> Result<(), BackendError> {
-        sluice_backend::check_segments("transform_segments", buf.data.len(), segment)?;
-        let domain = self.domain(segment)?;
-        let run = |data: &mut [Fr]| transform.apply_on_host(&domain, data, order);
-        buf.data.par_chunks_mut(segment).try_for_each(run)?;
-        Ok(())
-    }
-
     fn segment_powers(
         &self,
         buf: &mut CpuFrBuffer,
@@ -271,11 +255,7 @@ impl ComputeBackend for CpuBackend {
         ratio: Fr,
     ) -> Result<(), BackendError> {
         let len = buf.data.len();
-        if segment == 0 || len % segment != 0 {
-            return Err(BackendError::InvalidInput(format!(
-                "segment_powers: segment {segment} does not divide the buffer length {len}"
-            )));
-        }
+        check_segment("segment_powers", len, segment)?;
         let gens: Vec<Fr> = std::iter::successors(Some(base), |g| Some(*g * ratio))
             .take(len / segment)
             .collect();
@@ -286,56 +266,47 @@ impl ComputeBackend for CpuBackend {
         Ok(())
     }
 
-    fn upload_g1_bases(
+    fn upload_bases<A: CurveAffine>(
         &self,
         name: &str,
-        bases: &[G1Affine],
-    ) -> Result<CpuBases<G1Affine>, BackendError> {
-        let allocation = self.track::<G1Affine>(name, bases.len())?;
+        bases: &[A],
+    ) -> Result<CpuBases<A>, BackendError> {
+        let allocation = self.track::<A>(name, bases.len())?;
         Ok(CpuBases {
             bases: copy_with_huge_pages(bases),
             _allocation: allocation,
         })
     }
 
-    fn upload_g2_bases(
+    /// Slices the resident bases after `skip` to the count the scalars (and density) need,
+    /// then runs sluice-msm's Pippenger.
+    fn msm_vartime<A: CurveAffine>(
         &self,
-        name: &str,
-        bases: &[G2Affine],
-    ) -> Result<CpuBases<G2Affine>, BackendError> {
-        let allocation = self.track::<G2Affine>(name, bases.len())?;
-        Ok(CpuBases {
-            bases: copy_with_huge_pages(bases),
-            _allocation: allocation,
-        })
-    }
-
-    fn g1_len(&self, bases: &CpuBases<G1Affine>) -> usize {
-        bases.bases.len()
-    }
-
-    fn g2_len(&self, bases: &CpuBases<G2Affine>) -> usize {
-        bases.bases.len()
-    }
-
-    fn msm_g1_vartime(
-        &self,
-        bases: &CpuBases<G1Affine>,
+        bases: &CpuBases<A>,
         skip: usize,
         scalars: Scalars<'_, Self>,
         density: Option<&Density>,
-    ) -> Result<G1Projective, BackendError> {
-        self.msm::<G1Projective>(&bases.bases, skip, scalars, density)
-    }
-
-    fn msm_g2_vartime(
-        &self,
-        bases: &CpuBases<G2Affine>,
-        skip: usize,
-        scalars: Scalars<'_, Self>,
-        density: Option<&Density>,
-    ) -> Result<G2Projective, BackendError> {
-        self.msm::<G2Projective>(&bases.bases, skip, scalars, density)
+    ) -> Result<A::Group, BackendError> {
+        let owned;
+        let scalars = match scalars {
+            Scalars::Host(s) => s,
+            Scalars::Buffer(b) => b.as_slice(),
+            Scalars::Owned(b) => {
+                owned = b;
+                owned.as_slice()
+            }
+        };
+        let needed = density.map_or(scalars.len(), Density::count_ones);
+        let available = bases.bases.len().saturating_sub(skip);
+        if needed > available {
+            return Err(BackendError::LengthMismatch {
+                what: "msm bases after skip",
+                expected: needed,
+                got: available,
+            });
+        }
+        sluice_msm::msm_vartime::<A::Group>(&bases.bases[skip..skip + needed], scalars, density)
+            .map_err(msm_error)
     }
 }
 
@@ -344,6 +315,7 @@ mod tests {
     use super::*;
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
+    use sluice_backend::{G1Affine, G1Projective};
 
     const SEED: u64 = 0x5eed_c0de;
 
@@ -355,9 +327,9 @@ mod tests {
     fn buffers_are_tracked_and_released() {
         let backend = CpuBackend::new();
         let a = backend.alloc_fr("a", 1024).unwrap();
-        let b = backend.upload_fr("b", &[Fr::ONE; 512]).unwrap();
+        let b = backend.upload_fr("b", &[Fr::ONE; 512], 512).unwrap();
         let g = backend
-            .upload_g1_bases("g", &[G1Affine::generator(); 10])
+            .upload_bases("g", &[G1Affine::generator(); 10])
             .unwrap();
         let t = backend.tracker();
         assert_eq!(t.current(MemoryKind::Device), 1536 * 32 + 10 * 96);
@@ -398,12 +370,10 @@ mod tests {
         assert!(backend.write_fr(&mut a, usize::MAX, &[Fr::ONE]).is_err());
         assert!(backend.read_fr(&a, 9, &mut []).is_err());
         assert!(matches!(
-            backend.upload_fr_padded("long", &[Fr::ONE; 3], 2),
+            backend.upload_fr("long", &[Fr::ONE; 3], 2),
             Err(BackendError::LengthMismatch { .. })
         ));
-        let padded = backend
-            .upload_fr_padded("padded", &[Fr::ONE; 3], 5)
-            .unwrap();
+        let padded = backend.upload_fr("padded", &[Fr::ONE; 3], 5).unwrap();
         assert_eq!(padded.data, [Fr::ONE, Fr::ONE, Fr::ONE, Fr::ZERO, Fr::ZERO]);
         let mut odd = backend.alloc_fr("odd", 6).unwrap();
         assert!(matches!(
@@ -411,10 +381,10 @@ mod tests {
             Err(BackendError::Unsupported(_))
         ));
         let g = backend
-            .upload_g1_bases("g", &[G1Affine::generator(); 4])
+            .upload_bases("g", &[G1Affine::generator(); 4])
             .unwrap();
         assert!(matches!(
-            backend.msm_g1_vartime(&g, 2, Scalars::Host(&[Fr::ONE; 3]), None),
+            backend.msm_vartime(&g, 2, Scalars::Host(&[Fr::ONE; 3]), None),
             Err(BackendError::LengthMismatch {
                 expected: 3,
                 got: 2,
@@ -433,7 +403,7 @@ mod tests {
         let c: Vec<Fr> = a.iter().zip(&b).map(|(x, y)| *x * y).collect();
         let backend = CpuBackend::new();
         let order = NttOrder::NaturalToNatural;
-        let mut bufs = [&a, &b, &c].map(|v| backend.upload_fr("v", v).unwrap());
+        let mut bufs = [&a, &b, &c].map(|v| backend.upload_fr("v", v, n).unwrap());
         for buf in bufs.iter_mut() {
             backend.transform(buf, Transform::Intt, order).unwrap();
             backend.transform(buf, Transform::CosetNtt, order).unwrap();
@@ -471,14 +441,14 @@ mod tests {
         let points: Vec<G1Affine> = (0..20)
             .map(|_| (G1Projective::generator() * Fr::random(&mut rng)).to_affine())
             .collect();
-        let bases = backend.upload_g1_bases("bases", &points).unwrap();
+        let bases = backend.upload_bases("bases", &points).unwrap();
         let scalars = random_fr(10, &mut rng);
         let mut density = Density::new(10);
         for i in [0, 3, 4, 9] {
             density.set(i, true).unwrap();
         }
         let got = backend
-            .msm_g1_vartime(&bases, 5, Scalars::Host(&scalars), Some(&density))
+            .msm_vartime(&bases, 5, Scalars::Host(&scalars), Some(&density))
             .unwrap();
         let expect: G1Projective = [0, 3, 4, 9]
             .iter()
@@ -487,9 +457,9 @@ mod tests {
             .sum();
         assert_eq!(got, expect, "seed {:#x}", SEED + 1);
 
-        let buf = backend.upload_fr("s", &scalars).unwrap();
+        let buf = backend.upload_fr("s", &scalars, scalars.len()).unwrap();
         let from_buffer = backend
-            .msm_g1_vartime(&bases, 0, Scalars::Buffer(&buf), None)
+            .msm_vartime(&bases, 0, Scalars::Buffer(&buf), None)
             .unwrap();
         let expect: G1Projective = (0..10).map(|i| points[i] * scalars[i]).sum();
         assert_eq!(from_buffer, expect, "seed {:#x}", SEED + 1);

@@ -1,8 +1,8 @@
 //! Times the driver's work on large device buffers: creating one, committing it (a zero
 //! fill, waited for), and releasing it, for sizes from 64 MiB to 8 GiB, three times each.
 //! The host blocks in `clReleaseMemObject` for the free; on an H200 the partition's MSMs
-//! release gigabytes of temporaries between MSMs, with the device idle (BENCHMARKS.md,
-//! items 58 and 70), and this measures what one release costs.
+//! release gigabytes of temporaries between MSMs, with the device idle
+//! (BENCHMARKS.md#partition), and this measures what one release costs.
 //!
 //! `cargo run --release -p sluice-backend-opencl --example buffer_release [max_log2_mib]`
 //! (default 13: up to 8 GiB) runs on the first GPU it finds, else the first device.

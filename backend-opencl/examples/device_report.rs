@@ -27,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map_or(DeviceSelector::Index(0), |s| DeviceSelector::parse(&s));
     let b = OpenClBackend::new(OpenClConfig {
         devices: selector,
-        ..OpenClConfig::default()
+        ..OpenClConfig::from_env()?
     })?;
     b.build_programs()?;
     for t in OpenClBackend::program_build_times() {
@@ -41,7 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let n = 1usize << log_ntt;
     let input: Vec<Fr> = (0..n).map(|_| Fr::random(&mut rng)).collect();
-    let mut buf = b.upload_fr("ntt", &input)?;
+    let mut buf = b.upload_fr("ntt", &input, input.len())?;
     b.synchronize()?;
     let t = Instant::now();
     b.transform(&mut buf, Transform::Ntt, NttOrder::NaturalToNatural)?;
@@ -70,10 +70,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut bases = vec![G1Affine::identity(); m];
     G1Projective::batch_normalize(&proj, &mut bases);
     let scalars: Vec<Fr> = (0..m).map(|_| Fr::random(&mut rng)).collect();
-    let resident = b.upload_g1_bases("bases", &bases)?;
-    let _ = b.msm_g1_vartime(&resident, 0, Scalars::Host(&scalars[..1]), None)?; // warm-up
+    let resident = b.upload_bases("bases", &bases)?;
+    let _ = b.msm_vartime(&resident, 0, Scalars::Host(&scalars[..1]), None)?; // warm-up
     let t = Instant::now();
-    let got = b.msm_g1_vartime(&resident, 0, Scalars::Host(&scalars), None)?;
+    let got = b.msm_vartime(&resident, 0, Scalars::Host(&scalars), None)?;
     let msm_s = t.elapsed().as_secs_f64();
     let want = sluice_msm::msm_g1_vartime(&bases, &scalars, None)?;
     println!(

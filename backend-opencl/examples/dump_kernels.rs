@@ -3,8 +3,8 @@
 //!
 //! `cargo run -p sluice-backend-opencl --example dump_kernels -- DIR`
 //!
-//! The count that showed the carry-flag Montgomery rows' cost (BENCHMARKS.md, fourth
-//! session) went: prepend `#define asm __asm__`, `#define SLUICE_NVIDIA` and
+//! The count that showed the carry-flag Montgomery rows' cost (BENCHMARKS.md#msm-gpu)
+//! went: prepend `#define asm __asm__`, `#define KERNEL_NVIDIA` and
 //! `#define clz(x) __builtin_clzl(x)` to a file holding the field part of a source plus a
 //! one-line kernel calling the function of interest; `clang-15 -x cl -cl-std=CL1.2 -target
 //! nvptx64-nvidia-nvcl -Xclang -finclude-default-header -O3 -S` to PTX; set its `.version`
@@ -15,7 +15,7 @@
 //!
 //! A whole program compiles the same way (the eighth session counted the Fr program's
 //! kernels so) with these lines prepended instead: `#define asm __asm__`, `#define
-//! SLUICE_NVIDIA`, `#define inline static inline` (clang leaves C99 inline functions
+//! KERNEL_NVIDIA`, `#define inline static inline` (clang leaves C99 inline functions
 //! undefined), `#define clz(x) __builtin_clz(x)`, `min` / `max` as macros, the work-item
 //! functions as `__nvvm_read_ptx_sreg_{tid,ctaid,ntid,nctaid}_x()`, `barrier(x)` as
 //! `__nvvm_bar_sync(0)`, and for the MSM programs `atomic_add` / `atomic_inc` as plain

@@ -1,25 +1,25 @@
 // Helpers shared by every sluice program.
 //
-// SLUICE_NVIDIA is defined at program-build time when the device's vendor is NVIDIA; it
+// KERNEL_NVIDIA is defined at program-build time when the device's vendor is NVIDIA; it
 // selects the inline PTX of src/ptx.rs (each field's `*_add_nc` / `*_sub_nc` carry chains
 // and `*_mul`). Every other device uses the portable C of field.cl.
 
-// SLUICE_NOINLINE_MUL keeps the field multiplications out of line: far smaller code for
+// KERNEL_NOINLINE_MUL keeps the field multiplications out of line: far smaller code for
 // the NVIDIA compiler to schedule (the G2 program's cold build), at the cost of a call.
-#ifdef SLUICE_NOINLINE_MUL
-#define SLUICE_MUL_ATTR __attribute__((noinline))
+#ifdef KERNEL_NOINLINE_MUL
+#define KERNEL_MUL_ATTR __attribute__((noinline))
 #else
-#define SLUICE_MUL_ATTR
+#define KERNEL_MUL_ATTR
 #endif
 
-// SLUICE_NOINLINE_CURVE (the G2 program) also keeps the point operations and Fq2 products
-// out of line: its cold build took 39-45 s with them inlined. The G1 program inlines them:
-// on an H200 its accumulate kernel ran 11% faster so (421 against 475 ms of a G1 2^20 and
-// 2^22 MSM) and still builds in seconds. -DSLUICE_INLINE_CURVE inlines them in G2 too, and
-// -DSLUICE_NOINLINE_CURVE moves G1's out of line, for comparison.
-#if defined(SLUICE_NOINLINE_CURVE) && !defined(SLUICE_INLINE_CURVE)
-#define SLUICE_CURVE_ATTR __attribute__((noinline))
+// KERNEL_NOINLINE_CURVE (the G2 program) also keeps the point operations and Fq2 products
+// out of line: inlined, its cold build is too slow (BENCHMARKS.md#build-and-load). The G1
+// program inlines them: its accumulate kernel runs faster so on an H200
+// (BENCHMARKS.md#msm-gpu) and it still builds in seconds. -DKERNEL_INLINE_CURVE inlines them in G2 too, and
+// -DKERNEL_NOINLINE_CURVE moves G1's out of line, for comparison.
+#if defined(KERNEL_NOINLINE_CURVE) && !defined(KERNEL_INLINE_CURVE)
+#define KERNEL_CURVE_ATTR __attribute__((noinline))
 #else
-#define SLUICE_CURVE_ATTR
+#define KERNEL_CURVE_ATTR
 #endif
 

@@ -25,7 +25,7 @@ inline POINT_jacobian POINT_zero(void) {
 }
 
 // dbl-2009-l.
-SLUICE_CURVE_ATTR POINT_jacobian POINT_double(POINT_jacobian p) {
+KERNEL_CURVE_ATTR POINT_jacobian POINT_double(POINT_jacobian p) {
   if (PFIELD_is_zero(p.z)) return p;
   PFIELD a = PFIELD_sqr(p.x);
   PFIELD b = PFIELD_sqr(p.y);
@@ -43,7 +43,7 @@ SLUICE_CURVE_ATTR POINT_jacobian POINT_double(POINT_jacobian p) {
 }
 
 // add-2007-bl.
-SLUICE_CURVE_ATTR POINT_jacobian POINT_add(POINT_jacobian p, POINT_jacobian q) {
+KERNEL_CURVE_ATTR POINT_jacobian POINT_add(POINT_jacobian p, POINT_jacobian q) {
   if (PFIELD_is_zero(p.z)) return q;
   if (PFIELD_is_zero(q.z)) return p;
   PFIELD z1z1 = PFIELD_sqr(p.z);
@@ -70,8 +70,8 @@ SLUICE_CURVE_ATTR POINT_jacobian POINT_add(POINT_jacobian p, POINT_jacobian q) {
 
 // Extended Jacobian (XYZZ) coordinates for the bucket sums: x = X/ZZ, y = Y/ZZZ with
 // ZZ^3 = ZZZ^2, identity iff ZZ = 0. A mixed addition costs 8M + 2S here against 7M + 4S
-// in Jacobian coordinates (madd-2007-bl); on an H200 the accumulate kernel ran 12% (G1)
-// and 7% (G2) faster with it.
+// in Jacobian coordinates (madd-2007-bl); the accumulate kernels ran faster with it on an
+// H200 (BENCHMARKS.md#msm-gpu).
 typedef struct {
   PFIELD x;
   PFIELD y;
@@ -89,7 +89,7 @@ inline POINT_xyzz POINT_xyzz_zero(void) {
 }
 
 // 2 p (dbl-2008-s-1, a = 0): 6M + 3S.
-SLUICE_CURVE_ATTR POINT_xyzz POINT_xyzz_double(POINT_xyzz p) {
+KERNEL_CURVE_ATTR POINT_xyzz POINT_xyzz_double(POINT_xyzz p) {
   PFIELD u = PFIELD_double(p.y);
   PFIELD v = PFIELD_sqr(u);
   PFIELD w = PFIELD_mul(u, v);
@@ -106,7 +106,7 @@ SLUICE_CURVE_ATTR POINT_xyzz POINT_xyzz_double(POINT_xyzz p) {
 
 // 2 q for an affine q: the XYZZ doubling with ZZ = ZZZ = 1 (the rare equal-point case of
 // a mixed addition, where two products by one cost nothing that matters).
-SLUICE_CURVE_ATTR POINT_xyzz POINT_xyzz_double_affine(POINT_affine q) {
+KERNEL_CURVE_ATTR POINT_xyzz POINT_xyzz_double_affine(POINT_affine q) {
   POINT_xyzz p;
   p.x = q.x;
   p.y = q.y;
@@ -116,7 +116,7 @@ SLUICE_CURVE_ATTR POINT_xyzz POINT_xyzz_double_affine(POINT_affine q) {
 }
 
 // p + q for an affine q (madd-2008-s).
-SLUICE_CURVE_ATTR POINT_xyzz POINT_xyzz_add_mixed(POINT_xyzz p, POINT_affine q) {
+KERNEL_CURVE_ATTR POINT_xyzz POINT_xyzz_add_mixed(POINT_xyzz p, POINT_affine q) {
   if (PFIELD_is_zero(q.x) && PFIELD_is_zero(q.y)) return p;
   if (PFIELD_is_zero(p.zz)) {
     POINT_xyzz r;
@@ -145,7 +145,7 @@ SLUICE_CURVE_ATTR POINT_xyzz POINT_xyzz_add_mixed(POINT_xyzz p, POINT_affine q) 
 
 // p + q (add-2008-s): 12M + 2S, against 11M + 5S for two Jacobian points (and 4M + 2S
 // more to bring an XYZZ piece to Jacobian first).
-SLUICE_CURVE_ATTR POINT_xyzz POINT_xyzz_add(POINT_xyzz p, POINT_xyzz q) {
+KERNEL_CURVE_ATTR POINT_xyzz POINT_xyzz_add(POINT_xyzz p, POINT_xyzz q) {
   if (PFIELD_is_zero(q.zz)) return p;
   if (PFIELD_is_zero(p.zz)) return q;
   PFIELD u1 = PFIELD_mul(p.x, q.zz);

@@ -26,7 +26,7 @@ inline bool FIELD_is_zero(FIELD a) {
   return acc == 0;
 }
 
-#ifndef SLUICE_NVIDIA
+#ifndef KERNEL_NVIDIA
 // a + b mod 2^(32 FIELD_LIMBS) (the NVIDIA build uses a generated PTX chain instead).
 inline FIELD FIELD_add_nc(FIELD a, FIELD b) {
   FIELD r;
@@ -85,14 +85,14 @@ inline FIELD FIELD_neg(FIELD a) { return FIELD_sub(FIELD_zero(), a); }
 
 inline FIELD FIELD_double(FIELD a) { return FIELD_add(a, a); }
 
-#ifdef SLUICE_NVIDIA
+#ifdef KERNEL_NVIDIA
 // Montgomery product a b R^-1: generated PTX rows (src/ptx.rs).
 @MUL_PTX@
 #else
 // Montgomery product a b R^-1: the no-carry CIOS rows of src/ptx.rs (valid because both
 // moduli leave the top limb below 2^31 - 2), one 64-bit multiply-add per limb product. The
 // product's carry A and the reduction's carry C are separate, so t needs no extra words.
-SLUICE_MUL_ATTR FIELD FIELD_mul(FIELD a, FIELD b) {
+KERNEL_MUL_ATTR FIELD FIELD_mul(FIELD a, FIELD b) {
   uint t[FIELD_LIMBS];
   for (uint j = 0; j < FIELD_LIMBS; j++) t[j] = 0;
   for (uint i = 0; i < FIELD_LIMBS; i++) {

@@ -44,7 +44,7 @@ inline Fq2 Fq2_neg(Fq2 a) {
 }
 
 // (a0 + a1 u)(b0 + b1 u) = a0 b0 - a1 b1 + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u (Karatsuba).
-SLUICE_CURVE_ATTR Fq2 Fq2_mul(Fq2 a, Fq2 b) {
+KERNEL_CURVE_ATTR Fq2 Fq2_mul(Fq2 a, Fq2 b) {
   Fq aa = Fq_mul(a.c0, b.c0);
   Fq bb = Fq_mul(a.c1, b.c1);
   Fq s = Fq_mul(Fq_add(a.c0, a.c1), Fq_add(b.c0, b.c1));
@@ -55,7 +55,7 @@ SLUICE_CURVE_ATTR Fq2 Fq2_mul(Fq2 a, Fq2 b) {
 }
 
 // (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u.
-SLUICE_CURVE_ATTR Fq2 Fq2_sqr(Fq2 a) {
+KERNEL_CURVE_ATTR Fq2 Fq2_sqr(Fq2 a) {
   Fq2 r;
   r.c0 = Fq_mul(Fq_add(a.c0, a.c1), Fq_sub(a.c0, a.c1));
   r.c1 = Fq_double(Fq_mul(a.c0, a.c1));

@@ -25,7 +25,7 @@ __kernel void fr_scale(__global Fr *a, __global const Fr *s, uint n) {
 // any buffer. Items go in blocks of `lanes` (a warp): item `lane` of block b takes elements
 // b lanes per_item + lane + m lanes (m < per_item), so at every step the block reads and
 // writes consecutive elements (each item walking its own run of consecutive elements made
-// the launch memory-bound on an H200: 15 ms at 2^27). Along an item the power advances by
+// the launch memory-bound on an H200, BENCHMARKS.md#ntt). Along an item the power advances by
 // g^lanes; one exponentiation starts it and another follows each segment boundary.
 __kernel void fr_segment_powers(__global Fr *a, __global const Fr *gens, uint n, uint per_item,
                                 uint lanes, ulong first, ulong segment, ulong k0,
@@ -195,7 +195,7 @@ __kernel void fr_bit_reverse(__global Fr *a, __local uint *u, uint log_n, uint n
 // independent butterflies per round), so a pass is ceil(deg / R) stages with one
 // local-memory exchange and one barrier between stages. R = 1 (one butterfly per item per
 // round) is the host's default: measured fastest on an H200, where R = 2 was slower and
-// R = 3 far slower (occupancy, code size; see radix_log in ntt.rs). Stage g covers the
+// R = 3 far slower (occupancy, code size; see the NTT tuning in lib.rs). Stage g covers the
 // rounds of row bits [g R, min(g R + R, deg)); its items own the rows whose bits
 // [ws, ws + R) vary, ws = min(g R, deg - R): the top group of rounds, short when deg is not
 // a multiple of R, shares its window with lower bits that just index independent

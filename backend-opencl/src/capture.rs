@@ -1,6 +1,7 @@
-//! Launch capture for profiling outside OpenCL: `SLUICE_CAPTURE_DIR=DIR` and
-//! `SLUICE_CAPTURE_KERNEL=name[,name..]` record the first `SLUICE_CAPTURE_COUNT` (default 1)
-//! launches of each named kernel into `DIR/<kernel>-<k>/`:
+//! Launch capture for profiling outside OpenCL ([`CaptureConfig`]; `SLUICE_CAPTURE_DIR=DIR`
+//! and `SLUICE_CAPTURE_KERNEL=name[,name..]` through the environment) records the first
+//! `count` (`SLUICE_CAPTURE_COUNT`, default 1) launches of each named kernel into
+//! `DIR/<kernel>-<k>/`:
 //!
 //! - `program.bin`: the program binary the launch ran (PTX text on NVIDIA);
 //! - `arg<i>.bin` / `arg<i>.after.bin`: every buffer argument before and after the launch;
@@ -16,61 +17,75 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use ocl::core::{self, MemInfo, MemInfoResult};
 
-use crate::context::DeviceCtx;
+use crate::context::{AfterLaunch, DeviceCtx, LaunchArg, LaunchObserver, ObservedLaunch};
+use crate::tuning::CaptureConfig;
+use crate::util::lock;
 
-/// One recorded kernel argument.
-pub(crate) enum Arg {
-    /// A buffer (a handle: the contents are read at launch time).
-    Mem(core::Mem),
-    U32(u32),
-    U64(u64),
-    /// A `__local` argument of this many bytes.
-    Local(usize),
-}
-
-struct Config {
-    dir: PathBuf,
-    kernels: Vec<String>,
-    count: usize,
+/// Records the first launches of chosen kernels, as a [`CaptureConfig`] says.
+pub(crate) struct Capture {
+    config: CaptureConfig,
+    /// Launches captured so far, per kernel.
     taken: Mutex<HashMap<String, usize>>,
 }
 
-fn config() -> Option<&'static Config> {
-    static C: OnceLock<Option<Config>> = OnceLock::new();
-    C.get_or_init(|| {
-        let dir = std::env::var_os("SLUICE_CAPTURE_DIR")?;
-        let kernels = std::env::var("SLUICE_CAPTURE_KERNEL").ok()?;
-        Some(Config {
-            dir: PathBuf::from(dir),
-            kernels: kernels.split(',').map(|k| k.trim().to_owned()).collect(),
-            count: crate::env_in("SLUICE_CAPTURE_COUNT", 0..=usize::MAX).unwrap_or(1),
+impl Capture {
+    /// A capture as `config` says, none taken yet.
+    pub(crate) fn new(config: CaptureConfig) -> Self {
+        Capture {
+            config,
             taken: Mutex::new(HashMap::new()),
-        })
-    })
-    .as_ref()
-}
-
-/// Whether launches of `kernel` are to be recorded (their arguments kept until they run).
-pub(crate) fn wanted(kernel: &str) -> bool {
-    config().is_some_and(|c| c.kernels.iter().any(|k| k == kernel))
-}
-
-/// The directory a launch of `kernel` (one [`wanted`] said to record) that is running now
-/// is to be captured into, if it is within the first `SLUICE_CAPTURE_COUNT` (each call
-/// counts one launch).
-pub(crate) fn slot(kernel: &str) -> Option<PathBuf> {
-    let c = config()?;
-    let mut taken = crate::lock(&c.taken);
-    let k = taken.entry(kernel.to_owned()).or_insert(0);
-    if *k >= c.count {
-        return None;
+        }
     }
-    *k += 1;
-    Some(c.dir.join(format!("{kernel}-{}", *k - 1)))
+
+    /// The directory a launch of `kernel` that is running now is captured into, if it is
+    /// within the first `count` (each call counts one launch).
+    fn slot(&self, kernel: &str) -> Option<PathBuf> {
+        let mut taken = lock(&self.taken);
+        let k = taken.entry(kernel.to_owned()).or_insert(0);
+        if *k >= self.config.count {
+            return None;
+        }
+        *k += 1;
+        Some(self.config.dir.join(format!("{kernel}-{}", *k - 1)))
+    }
+}
+
+impl LaunchObserver for Capture {
+    fn watches(&self, kernel: &str) -> bool {
+        self.config.kernels.iter().any(|k| k == kernel)
+    }
+
+    /// Claims a slot and writes the buffers before the launch; after it, the buffers again,
+    /// the program binary and `launch.json`. A failure is logged and the launch runs.
+    fn before(&self, ctx: &DeviceCtx, launch: &ObservedLaunch<'_>) -> Option<AfterLaunch> {
+        let dir = self.slot(launch.kernel)?;
+        if let Err(e) = write_buffers(&dir, ctx, launch.args, "") {
+            log::warn!("capture of {} into {}: {e}", launch.kernel, dir.display());
+        }
+        Some(Box::new(
+            move |ctx: &DeviceCtx, launch: &ObservedLaunch<'_>| {
+                let written = write_buffers(&dir, ctx, launch.args, ".after")
+                    .and_then(|()| {
+                        crate::program::program_binary(launch.program).map_err(|e| e.to_string())
+                    })
+                    .and_then(|bin| write_launch(&dir, launch, &bin));
+                match written {
+                    Ok(()) => log::info!(
+                        "captured a launch of {} into {}",
+                        launch.kernel,
+                        dir.display()
+                    ),
+                    Err(e) => {
+                        log::warn!("capture of {} into {}: {e}", launch.kernel, dir.display())
+                    }
+                }
+            },
+        ))
+    }
 }
 
 /// The whole of a buffer, through the context's reads (staged for large buffers).
@@ -86,16 +101,16 @@ fn read_all(ctx: &DeviceCtx, mem: &core::Mem) -> Result<Vec<u8>, String> {
 }
 
 /// Writes the buffers' contents as `arg<i><suffix>.bin`.
-pub(crate) fn write_buffers(
+fn write_buffers(
     dir: &Path,
     ctx: &DeviceCtx,
-    args: &[Arg],
+    args: &[LaunchArg],
     suffix: &str,
 ) -> Result<(), String> {
     ctx.finish().map_err(|e| format!("finish: {e}"))?;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for (i, a) in args.iter().enumerate() {
-        if let Arg::Mem(m) = a {
+        if let LaunchArg::Mem(m) = a {
             let file = dir.join(format!("arg{i}{suffix}.bin"));
             std::fs::write(&file, read_all(ctx, m)?)
                 .map_err(|e| format!("{}: {e}", file.display()))?;
@@ -105,14 +120,8 @@ pub(crate) fn write_buffers(
 }
 
 /// Writes `launch.json` and `program.bin`.
-pub(crate) fn write_launch(
-    dir: &Path,
-    kernel: &str,
-    program: &[u8],
-    args: &[Arg],
-    global: usize,
-    local: Option<usize>,
-) -> Result<(), String> {
+fn write_launch(dir: &Path, launch: &ObservedLaunch<'_>, program: &[u8]) -> Result<(), String> {
+    let (kernel, args, global, local) = (launch.kernel, launch.args, launch.global, launch.local);
     let mut json = format!(
         "{{\"kernel\": \"{kernel}\", \"global\": {global}, \"local\": {}, \"args\": [",
         local.unwrap_or(0)
@@ -122,13 +131,13 @@ pub(crate) fn write_launch(
             json.push_str(", ");
         }
         let _ = match a {
-            Arg::Mem(_) => write!(
+            LaunchArg::Mem(_) => write!(
                 json,
                 "{{\"kind\": \"mem\", \"file\": \"arg{i}.bin\", \"after\": \"arg{i}.after.bin\"}}"
             ),
-            Arg::U32(v) => write!(json, "{{\"kind\": \"u32\", \"value\": {v}}}"),
-            Arg::U64(v) => write!(json, "{{\"kind\": \"u64\", \"value\": {v}}}"),
-            Arg::Local(b) => write!(json, "{{\"kind\": \"local\", \"bytes\": {b}}}"),
+            LaunchArg::U32(v) => write!(json, "{{\"kind\": \"u32\", \"value\": {v}}}"),
+            LaunchArg::U64(v) => write!(json, "{{\"kind\": \"u64\", \"value\": {v}}}"),
+            LaunchArg::Local(b) => write!(json, "{{\"kind\": \"local\", \"bytes\": {b}}}"),
         };
     }
     json.push_str("]}\n");
@@ -143,68 +152,46 @@ mod tests {
     use sluice_field::Fr;
 
     use crate::repr::as_words;
-    use crate::testing::{backend, rng};
-
-    const CHILD: &str = "SLUICE_CAPTURE_TEST_CHILD";
-
-    fn inputs() -> (Vec<Fr>, Vec<Fr>) {
-        let mut r = rng(31);
-        let a = (0..100).map(|_| Fr::random(&mut r)).collect();
-        let b = (0..100).map(|_| Fr::random(&mut r)).collect();
-        (a, b)
-    }
-
-    /// Runs in a child process with the capture variables set (they are read once).
-    #[test]
-    fn capture_child() {
-        if std::env::var_os(CHILD).is_none() {
-            return;
-        }
-        let Some(b) = backend() else {
-            return;
-        };
-        let (a, bv) = inputs();
-        let mut da = b.upload_fr("a", &a).unwrap();
-        let db = b.upload_fr("b", &bv).unwrap();
-        for _ in 0..3 {
-            b.sub_assign(&mut da, &db).unwrap(); // the third is past SLUICE_CAPTURE_COUNT
-        }
-        // 2^10: two passes, each launch built once before to query the kernel's group limit.
-        let mut x = b.upload_fr("x", &vec![Fr::ONE; 1 << 10]).unwrap();
-        b.transform(&mut x, Transform::Ntt, NttOrder::NaturalToNatural)
-            .unwrap();
-    }
+    use crate::testing::{backend_with, rng, test_device};
+    use crate::{CaptureConfig, DeviceSelector, OpenClConfig, OpenClTuning};
 
     /// A captured launch holds the kernel's arguments in order, each buffer before and after
-    /// the launch, and the program binary.
+    /// the launch, and the program binary; only the first `count` launches of each chosen
+    /// kernel are captured, and launches built only to query a kernel claim none.
     #[test]
     fn a_captured_launch_records_arguments_and_buffers() {
-        if backend().is_none() {
-            return;
-        }
         let dir = std::env::temp_dir().join(format!("sluice-capture-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let run = std::env::current_exe().and_then(|exe| {
-            std::process::Command::new(exe)
-                .args(["--exact", "capture::tests::capture_child", "--nocapture"])
-                .env(CHILD, "1")
-                .env("SLUICE_CAPTURE_DIR", &dir)
-                .env(
-                    "SLUICE_CAPTURE_KERNEL",
-                    "fr_mul_assign, fr_sub_assign,fr_ntt_pass_r1",
-                )
-                .env("SLUICE_CAPTURE_COUNT", "2")
-                .env("SLUICE_NTT_RADIX", "1")
-                .output()
-        });
-        let out = match run {
-            Ok(out) => out,
-            Err(e) => {
-                eprintln!("capture check skipped: cannot re-run the test binary ({e})");
-                return;
-            }
+        let capture = CaptureConfig {
+            dir: dir.clone(),
+            kernels: ["fr_mul_assign", "fr_sub_assign", "fr_ntt_pass_r1"]
+                .map(String::from)
+                .into(),
+            count: 2,
         };
-        assert!(out.status.success(), "child failed: {out:?}");
+        let Some(b) = backend_with(OpenClConfig {
+            devices: DeviceSelector::Index(test_device()),
+            tuning: OpenClTuning {
+                capture: Some(capture),
+                ..OpenClTuning::default()
+            },
+            ..OpenClConfig::default()
+        }) else {
+            return;
+        };
+        let seed = 31;
+        let mut r = rng(seed);
+        let a: Vec<Fr> = (0..100).map(|_| Fr::random(&mut r)).collect();
+        let bv: Vec<Fr> = (0..100).map(|_| Fr::random(&mut r)).collect();
+        let mut da = b.upload_fr("a", &a, a.len()).unwrap();
+        let db = b.upload_fr("b", &bv, bv.len()).unwrap();
+        for _ in 0..3 {
+            b.sub_assign(&mut da, &db).unwrap(); // the third is past the count
+        }
+        // 2^10: two passes, each launch built once before to query the kernel's group limit.
+        let mut x = b.upload_fr("x", &[Fr::ONE; 1 << 10], 1 << 10).unwrap();
+        b.transform(&mut x, Transform::Ntt, NttOrder::NaturalToNatural)
+            .unwrap();
         let launch = dir.join("fr_sub_assign-0");
         let json = std::fs::read_to_string(launch.join("launch.json")).unwrap();
         assert!(
@@ -219,15 +206,18 @@ mod tests {
             ),
             "{json}"
         );
-        let (a, bv) = inputs();
         let words =
             |v: &[Fr]| -> Vec<u8> { as_words(v).iter().flat_map(|w| w.to_le_bytes()).collect() };
         let diff: Vec<Fr> = a.iter().zip(&bv).map(|(x, y)| x - y).collect();
         let read = |f: &str| std::fs::read(launch.join(f)).unwrap();
         // Buffers may be padded past the 100 elements (3200 bytes).
-        assert_eq!(read("arg0.bin")[..3200], words(&a)[..]);
-        assert_eq!(read("arg0.after.bin")[..3200], words(&diff)[..]);
-        assert_eq!(read("arg1.bin")[..3200], words(&bv)[..]);
+        assert_eq!(read("arg0.bin")[..3200], words(&a)[..], "seed {seed}");
+        assert_eq!(
+            read("arg0.after.bin")[..3200],
+            words(&diff)[..],
+            "seed {seed}"
+        );
+        assert_eq!(read("arg1.bin")[..3200], words(&bv)[..], "seed {seed}");
         assert!(!read("program.bin").is_empty());
         assert!(dir.join("fr_sub_assign-1").join("launch.json").exists());
         assert!(
@@ -235,7 +225,6 @@ mod tests {
             "two launches asked for"
         );
         assert!(!dir.join("fr_mul_assign-0").exists(), "no such launch ran");
-        // Launches built only to query the kernel claim no capture.
         for k in 0..2 {
             let pass = dir.join(format!("fr_ntt_pass_r1-{k}")).join("launch.json");
             assert!(pass.exists(), "{}", pass.display());

@@ -8,9 +8,11 @@ use sluice_backend::compact::{small_values, Piece};
 use sluice_backend::{BackendError, CompactVec};
 use sluice_field::Fr;
 
-use crate::context::{Chunked, DeviceCtx};
+use crate::chunked::Chunked;
+use crate::context::DeviceCtx;
+use crate::fr_ops::FrOps;
 use crate::repr::{as_words, words_as_bytes_mut};
-use crate::{OpenClBackend, ProgramKind};
+use crate::source::ProgramKind;
 
 /// Most values one batch expands: the bound of the codes' host and device temporaries
 /// (16 MiB each), which keeps a 2^27 vector's write at eight launches of each kernel.
@@ -68,9 +70,8 @@ impl Packed {
     }
 }
 
-impl OpenClBackend {
-    /// Writes values `range` of `data` at element `offset` of `dst` (on the primary
-    /// device). `fresh`: no queued command uses `dst` yet, so raw data goes up on the
+impl FrOps<'_> {
+    /// Writes values `range` of `data` at element `offset` of `dst` (on this device). `fresh`: no queued command uses `dst` yet, so raw data goes up on the
     /// transfer queue ([`DeviceCtx::write_fresh`]); the codes' temporaries always do.
     pub(crate) fn write_compact_into(
         &self,
@@ -80,7 +81,7 @@ impl OpenClBackend {
         range: Range<usize>,
         fresh: bool,
     ) -> Result<(), BackendError> {
-        let ctx = self.primary();
+        let ctx = self.ctx;
         if let Some(raw) = data.as_raw() {
             let values = as_words(&raw[range]);
             return dst.each_range(offset, values.len() / 8, |chunk, at, from, n| {
@@ -115,7 +116,7 @@ impl OpenClBackend {
         values: &[Fr],
     ) -> Result<(ocl::core::Mem, sluice_backend::Allocation), BackendError> {
         let words = as_words(values);
-        let (mem, tracked) = ctx.temp(&self.tracker, what, words.len())?;
+        let (mem, tracked) = ctx.temp(self.tracker, what, words.len())?;
         ctx.write_fresh(&mem, 0, words)?;
         Ok((mem, tracked))
     }
@@ -131,7 +132,7 @@ impl OpenClBackend {
         len: usize,
     ) -> Result<(), BackendError> {
         let (codes, _codes_tracked) =
-            ctx.temp(&self.tracker, "compact codes", packed.codes.len())?;
+            ctx.temp(self.tracker, "compact codes", packed.codes.len())?;
         ctx.write_fresh(&codes, 0, &packed.codes)?;
         ctx.kernel(ProgramKind::Fr, "fr_expand_codes")?
             .mem(out)?
@@ -144,7 +145,7 @@ impl OpenClBackend {
         if m == 0 {
             return Ok(());
         }
-        let (at, _at_tracked) = ctx.temp(&self.tracker, "compact exception positions", m)?;
+        let (at, _at_tracked) = ctx.temp(self.tracker, "compact exception positions", m)?;
         ctx.write_fresh(&at, 0, &packed.at)?;
         let (values, _values_tracked) =
             self.device_copy(ctx, "compact exceptions", &packed.values)?;
@@ -220,7 +221,8 @@ mod tests {
                     );
                     let len = n + 16;
                     let buf = b.alloc_fr("compact test", len).unwrap();
-                    b.write_compact_into(&buf.data, offset, &v, range.clone(), fresh)
+                    b.fr_ops()
+                        .write_compact_into(&buf.data, offset, &v, range.clone(), fresh)
                         .unwrap();
                     let mut out = vec![Fr::ONE; len];
                     b.read_fr(&buf, 0, &mut out).unwrap();

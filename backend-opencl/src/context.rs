@@ -1,5 +1,5 @@
-//! One device's context, queue and programs, and the small helpers every operation uses:
-//! chunked buffers and kernel launches.
+//! One device's context, queues and programs, its transfers (staged through pinned memory
+//! where that pays), and kernel launches, which an observer may record.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -7,120 +7,16 @@ use std::sync::{Arc, Mutex};
 use ocl::core::{self, ArgVal, Event, MemFlags};
 use sluice_backend::{Allocation, BackendError, MemoryKind, MemoryTracker};
 
-use crate::capture;
 use crate::device::DeviceInfo;
 use crate::pinned::{mapped_host_buffer, PinnedPool};
+use crate::profile::{ProfileLog, ProfileReport, ON_DEVICE, TO_DEVICE, TO_HOST};
 use crate::program::{self, KernelCache};
 use crate::source::ProgramKind;
-use crate::{driver_error, lock};
+use crate::tuning::BuildOptions;
+use crate::util::{driver_error, lock};
 
 /// A program kind's build, once done.
 type ProgramSlot = Arc<Mutex<Option<Arc<core::Program>>>>;
-
-/// Commands recorded for profiling: name, event, and for a kernel launch its resources on
-/// the device (work-group size limit, private bytes per work item: registers spilled; both
-/// 0 for the transfers, named in parentheses).
-type ProfileLog = Mutex<Vec<(String, Event, usize, u64)>>;
-
-/// The profile's names of the transfers.
-const TO_DEVICE: &str = "(host to device)";
-const TO_HOST: &str = "(device to host)";
-const ON_DEVICE: &str = "(device copy or fill)";
-
-/// Device idle gaps at least this long get rows of their own in a profile (see [`idle_gaps`]).
-pub(crate) const IDLE_GAP_MAX_MS: f64 = 10.0;
-
-/// One device's profile since its last report.
-pub(crate) struct ProfileReport {
-    /// Device time per kernel or transfer direction.
-    pub(crate) busy: Vec<KernelProfile>,
-    /// Device idle time before each kind of command, over gaps shorter than
-    /// [`IDLE_GAP_MAX_MS`] (`launches`: how many gaps).
-    pub(crate) idle: Vec<KernelProfile>,
-    /// Gaps of [`IDLE_GAP_MAX_MS`] or more, not in `idle`, per kind of command that ends
-    /// them: the caller's own work between operations, or host work inside one (an index
-    /// built, a vector freed), told apart by the command that follows.
-    pub(crate) long_gaps: Vec<KernelProfile>,
-    /// The same gaps one by one, in time order: where each lies tells a gap inside an
-    /// operation from one between operations (a proof's own from the bench's between
-    /// proofs).
-    pub(crate) long_list: Vec<LongGap>,
-}
-
-/// One idle gap of [`IDLE_GAP_MAX_MS`] or more.
-pub(crate) struct LongGap {
-    /// When it began, in milliseconds from the first command of the profile.
-    pub(crate) at_ms: f64,
-    pub(crate) ms: f64,
-    /// The long-gap row it is in (`X (after W)`).
-    pub(crate) row: String,
-}
-
-/// Adds `ms` to the row named `name`, or starts it.
-fn add_to_row(rows: &mut Vec<KernelProfile>, name: &str, ms: f64, wg: usize, private: u64) {
-    match rows.iter_mut().find(|r| r.name == name) {
-        Some(entry) => {
-            entry.launches += 1;
-            entry.ms += ms;
-        }
-        None => rows.push(KernelProfile {
-            name: name.to_owned(),
-            launches: 1,
-            ms,
-            work_group_limit: wg,
-            private_bytes: private,
-        }),
-    }
-}
-
-/// The device's idle time between commands, from their `(start, end, name)` in device
-/// nanoseconds: each gap is charged to the command that ends it (the device idles while
-/// the host copies, waits or enqueues). Gaps of [`IDLE_GAP_MAX_MS`] or more go to a second
-/// set of rows: mostly the caller's own work between operations (a bench preparing its
-/// next row), but also host work inside one. Their rows also name the command the gap
-/// follows (`X (after W)`: the one that ended last), which tells a late upload (after an
-/// upload piece) from late host work (after a kernel).
-fn idle_gaps(
-    mut spans: Vec<(u64, u64, String)>,
-) -> (Vec<KernelProfile>, Vec<KernelProfile>, Vec<LongGap>) {
-    spans.sort_by_key(|s| s.0);
-    let first = spans.first().map_or(0, |s| s.0);
-    let (mut idle, mut long_gaps, mut long_list) = (Vec::new(), Vec::new(), Vec::new());
-    // The latest end so far, and the command it belongs to.
-    let mut last: Option<(u64, String)> = None;
-    for (start, end, name) in spans {
-        if let Some((prev, before)) = &last {
-            let gap_ms = start.saturating_sub(*prev) as f64 * 1e-6;
-            if gap_ms >= IDLE_GAP_MAX_MS {
-                let row = format!("{name} (after {before})");
-                add_to_row(&mut long_gaps, &row, gap_ms, 0, 0);
-                long_list.push(LongGap {
-                    at_ms: prev.saturating_sub(first) as f64 * 1e-6,
-                    ms: gap_ms,
-                    row,
-                });
-            } else if gap_ms > 0.0 {
-                add_to_row(&mut idle, &name, gap_ms, 0, 0);
-            }
-        }
-        if last.as_ref().map_or(true, |(prev, _)| end > *prev) {
-            last = Some((end, name));
-        }
-    }
-    (idle, long_gaps, long_list)
-}
-
-/// One kernel's line of a profile report.
-pub(crate) struct KernelProfile {
-    pub(crate) name: String,
-    pub(crate) launches: usize,
-    /// Device time of all launches.
-    pub(crate) ms: f64,
-    /// The kernel's work-group size limit on the device (falls as registers per item rise).
-    pub(crate) work_group_limit: usize,
-    /// Private memory per work item: registers spilled to memory.
-    pub(crate) private_bytes: u64,
-}
 
 /// A device with its own context and in-order queue, and a second queue for uploads into
 /// fresh buffers ([`DeviceCtx::write_fresh`]).
@@ -135,8 +31,6 @@ pub(crate) struct DeviceCtx {
     /// One slot per program kind, each with its own lock: building one program does not
     /// hold back another's build or a built program's users.
     programs: Mutex<HashMap<ProgramKind, ProgramSlot>>,
-    /// Twiddle tables per (log2 size, inverse), built on first use.
-    pub(crate) twiddles: Mutex<HashMap<(u32, bool), Arc<crate::ntt::Twiddles>>>,
     /// The largest chunk of one buffer, in bytes.
     pub(crate) max_chunk_bytes: u64,
     cache: KernelCache,
@@ -149,23 +43,38 @@ pub(crate) struct DeviceCtx {
     /// Page-locked host memory lent for host vectors, which uploads send with no staging
     /// copy; `None` where transfers are not staged or the limit is 0.
     pub(crate) pinned: Option<Arc<PinnedPool>>,
+    /// Watches chosen launches (the capture for replay under a profiler), if any.
+    observer: Option<Arc<dyn LaunchObserver>>,
+    /// Extra build options of the programs, and whether their build logs are printed.
+    pub(crate) build_options: BuildOptions,
+    /// 32-bit words per staging piece.
+    staging_words: usize,
 }
 
 /// Transfers at least this large go through the pinned staging buffers.
 const STAGED_MIN_WORDS: usize = 1 << 20;
 /// Pinned staging buffers: up to this many pieces in flight while the host copies the next.
-/// Two, as since the third session: four (the ninth session's A/B runs) were never
-/// measured against two, and pin twice the host memory.
+/// Two: more pin more host memory and were never measured faster.
 const STAGING_SLOTS: usize = 2;
 
-/// Words per staging buffer: 16 MiB by default, `SLUICE_STAGING_KIB` (64 to 65536) for
-/// experiments; read once. Smaller pieces start the first DMA sooner, but on the H200
-/// 4 MiB pieces made a G1 2^20 MSM 3% slower than 16 MiB ones (BENCHMARKS.md, ninth
-/// session): the host's copy into pinned memory, not the DMA, sets the pace, and each
-/// piece costs a gap.
-fn staging_words() -> usize {
-    static WORDS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *WORDS.get_or_init(|| crate::env_in("SLUICE_STAGING_KIB", 64..=65536).unwrap_or(16384) * 256)
+/// How a backend sets up each of its devices' contexts.
+pub(crate) struct ContextSettings {
+    /// Where program binaries are cached.
+    pub(crate) cache: KernelCache,
+    /// Extra build options and the build log.
+    pub(crate) build_options: BuildOptions,
+    /// A cap on one cl buffer below the device's largest allocation.
+    pub(crate) max_chunk_bytes: Option<u64>,
+    /// Staging on (`Some`) or off (`None`: on GPUs only).
+    pub(crate) pinned_staging: Option<bool>,
+    /// Staging pieces, in 32-bit words ([`StagingTuning`](crate::StagingTuning)).
+    pub(crate) staging_words: usize,
+    /// The most page-locked host memory lent ([`PinnedPool::limit`]).
+    pub(crate) pinned_host_bytes: Option<u64>,
+    /// Whether the queues record device times.
+    pub(crate) profile: bool,
+    /// Watches chosen launches, if any.
+    pub(crate) observer: Option<Arc<dyn LaunchObserver>>,
 }
 
 /// Pinned (`CL_MEM_ALLOC_HOST_PTR`, mapped) host buffers: a transfer copies one piece into
@@ -183,7 +92,7 @@ unsafe impl Send for Staging {}
 
 impl Staging {
     fn new(ctx: &DeviceCtx) -> Result<Self, core::Error> {
-        let words = staging_words();
+        let words = ctx.staging_words;
         let make = || -> Result<(core::Mem, *mut u32), core::Error> {
             // It stays mapped while `mem` lives.
             let (mem, mut map) = mapped_host_buffer(&ctx.context, &ctx.queue, words)?;
@@ -210,9 +119,9 @@ impl Staging {
     }
 }
 
-/// A parallel copy (a single thread copies far below the DMA's speed). Streaming
-/// (non-temporal) stores were tried here and made the 2^27 partition slower on the H200
-/// (BENCHMARKS.md, item 66).
+/// A parallel copy (a single thread copies far below the DMA's speed). Plain stores:
+/// streaming (non-temporal) ones made the 2^27 partition slower on an H200
+/// (BENCHMARKS.md#partition).
 fn copy_words(dst: &mut [u32], src: &[u32]) {
     use rayon::prelude::*;
     dst.par_chunks_mut(1 << 16)
@@ -223,14 +132,13 @@ fn copy_words(dst: &mut [u32], src: &[u32]) {
 impl DeviceCtx {
     pub(crate) fn new(
         info: &'static DeviceInfo,
-        cache: KernelCache,
-        max_chunk_bytes: Option<u64>,
-        pinned_staging: bool,
+        settings: &ContextSettings,
     ) -> Result<Self, BackendError> {
         let props = core::ContextProperties::new().platform(info.platform_id);
         let context = core::create_context(Some(&props), &[info.device_id], None, None)
             .map_err(|e| driver_error("clCreateContext", &e))?;
-        let profiling = std::env::var("SLUICE_PROFILE").is_ok_and(|v| v == "1");
+        let profiling = settings.profile;
+        let pinned_staging = settings.pinned_staging.unwrap_or(info.is_gpu);
         let new_queue = || {
             core::create_command_queue(
                 &context,
@@ -241,7 +149,10 @@ impl DeviceCtx {
         };
         let (queue, transfers) = (new_queue()?, new_queue()?);
         let cap = info.max_alloc_bytes.max(1 << 20);
-        let pinned = match (pinned_staging, PinnedPool::default_limit()) {
+        let pinned = match (
+            pinned_staging,
+            PinnedPool::limit(settings.pinned_host_bytes),
+        ) {
             (true, limit) if limit > 0 => Some(Arc::new(
                 PinnedPool::new(&context, info.device_id, limit)
                     .map_err(|e| driver_error("clCreateCommandQueue", &e))?,
@@ -254,10 +165,12 @@ impl DeviceCtx {
             queue,
             transfers,
             programs: Mutex::new(HashMap::new()),
-            twiddles: Mutex::new(HashMap::new()),
-            max_chunk_bytes: max_chunk_bytes.map_or(cap, |m| m.min(cap)),
-            cache,
-            profile: profiling.then(|| Mutex::new(Vec::new())),
+            max_chunk_bytes: settings.max_chunk_bytes.map_or(cap, |m| m.min(cap)),
+            cache: settings.cache.clone(),
+            build_options: settings.build_options.clone(),
+            profile: profiling.then(ProfileLog::default),
+            observer: settings.observer.clone(),
+            staging_words: settings.staging_words,
             staging: pinned_staging.then(|| Mutex::new(None)),
             pinned,
         })
@@ -377,30 +290,7 @@ impl DeviceCtx {
     pub(crate) fn profile_report(&self) -> Option<ProfileReport> {
         let profile = self.profile.as_ref()?;
         core::finish(&self.queue).ok()?;
-        let events = std::mem::take(&mut *lock(profile));
-        let mut busy: Vec<KernelProfile> = Vec::new();
-        let mut spans = Vec::with_capacity(events.len());
-        for (name, event, wg, private) in events {
-            let time = |what| {
-                core::get_event_profiling_info(&event, what)
-                    .and_then(|r| r.time())
-                    .unwrap_or(0)
-            };
-            let (start, end) = (
-                time(core::ProfilingInfo::Start),
-                time(core::ProfilingInfo::End),
-            );
-            let ms = end.saturating_sub(start) as f64 * 1e-6;
-            add_to_row(&mut busy, &name, ms, wg, private);
-            spans.push((start, end, name));
-        }
-        let (idle, long_gaps, long_list) = idle_gaps(spans);
-        Some(ProfileReport {
-            busy,
-            idle,
-            long_gaps,
-            long_list,
-        })
+        Some(profile.report())
     }
 
     /// Submits what is queued without waiting for it: a device whose work is only
@@ -418,7 +308,13 @@ impl DeviceCtx {
         if let Some(p) = built.as_ref() {
             return Ok(p.clone());
         }
-        let p = Arc::new(program::build(&self.context, self.info, kind, &self.cache)?);
+        let p = Arc::new(program::build(
+            &self.context,
+            self.info,
+            kind,
+            &self.cache,
+            &self.build_options,
+        )?);
         *built = Some(p.clone());
         Ok(p)
     }
@@ -433,11 +329,15 @@ impl DeviceCtx {
             kernel,
             next: 0,
             profile: self.profile.as_ref().map(|p| (p, name.to_owned())),
-            capture: capture::wanted(name).then(|| Capturing {
-                name: name.to_owned(),
-                program,
-                args: Vec::new(),
-            }),
+            watched: self
+                .observer
+                .as_ref()
+                .filter(|o| o.watches(name))
+                .map(|_| Watched {
+                    name: name.to_owned(),
+                    program,
+                    args: Vec::new(),
+                }),
         })
     }
 
@@ -637,7 +537,7 @@ impl DeviceCtx {
     /// With `SLUICE_PROFILE=1`, records a transfer's event for the profile report.
     fn log_transfer(&self, name: &str, event: &Event) {
         if let Some(profile) = &self.profile {
-            lock(profile).push((name.to_owned(), event.clone(), 0, 0));
+            profile.record(name.to_owned(), event.clone(), 0, 0);
         }
     }
 
@@ -664,54 +564,83 @@ pub(crate) fn alloc_error(what: &str, bytes: u64, e: &core::Error) -> BackendErr
     }
 }
 
+/// One argument of a kernel launch, as a [`LaunchObserver`] sees it.
+pub(crate) enum LaunchArg {
+    /// A buffer (a handle: the contents are read at launch time).
+    Mem(core::Mem),
+    U32(u32),
+    U64(u64),
+    /// A `__local` argument of this many bytes.
+    Local(usize),
+}
+
+/// A watched launch: its kernel, program, arguments and sizes.
+pub(crate) struct ObservedLaunch<'a> {
+    pub(crate) kernel: &'a str,
+    pub(crate) program: &'a core::Program,
+    pub(crate) args: &'a [LaunchArg],
+    pub(crate) global: usize,
+    pub(crate) local: Option<usize>,
+}
+
+/// What an observer does once a launch it took is queued.
+pub(crate) type AfterLaunch = Box<dyn FnOnce(&DeviceCtx, &ObservedLaunch<'_>)>;
+
+/// Watches chosen kernel launches (the capture for replay under a profiler): a context
+/// keeps the arguments of the launches it watches and calls it around each.
+pub(crate) trait LaunchObserver: Send + Sync {
+    /// Whether launches of `kernel` are watched.
+    fn watches(&self, kernel: &str) -> bool;
+    /// Called before a watched launch is queued; what it returns is called after.
+    fn before(&self, ctx: &DeviceCtx, launch: &ObservedLaunch<'_>) -> Option<AfterLaunch>;
+}
+
 /// A kernel launch being assembled: arguments in order, then [`Launch::run`].
 pub(crate) struct Launch<'a> {
     ctx: &'a DeviceCtx,
     kernel: core::Kernel,
     next: u32,
     profile: Option<(&'a ProfileLog, String)>,
-    capture: Option<Capturing>,
+    watched: Option<Watched>,
 }
 
-/// A launch being recorded for `SLUICE_CAPTURE_DIR` (see [`capture`]).
-struct Capturing {
+/// What a watched launch keeps for its observer.
+struct Watched {
     name: String,
     program: Arc<core::Program>,
-    args: Vec<capture::Arg>,
+    args: Vec<LaunchArg>,
 }
 
 impl Launch<'_> {
     fn arg(
         mut self,
         v: ArgVal<'_>,
-        record: impl FnOnce() -> capture::Arg,
+        record: impl FnOnce() -> LaunchArg,
     ) -> Result<Self, BackendError> {
         core::set_kernel_arg(&self.kernel, self.next, v)
             .map_err(|e| driver_error("clSetKernelArg", &e))?;
         self.next += 1;
-        if let Some(c) = &mut self.capture {
-            c.args.push(record());
+        if let Some(w) = &mut self.watched {
+            w.args.push(record());
         }
         Ok(self)
     }
 
     pub(crate) fn mem(self, m: &core::Mem) -> Result<Self, BackendError> {
-        self.arg(ArgVal::mem(m), || capture::Arg::Mem(m.clone()))
+        self.arg(ArgVal::mem(m), || LaunchArg::Mem(m.clone()))
     }
 
     pub(crate) fn u32(self, v: u32) -> Result<Self, BackendError> {
-        self.arg(ArgVal::scalar(&v), || capture::Arg::U32(v))
+        self.arg(ArgVal::scalar(&v), || LaunchArg::U32(v))
     }
 
     pub(crate) fn u64(self, v: u64) -> Result<Self, BackendError> {
-        self.arg(ArgVal::scalar(&v), || capture::Arg::U64(v))
+        self.arg(ArgVal::scalar(&v), || LaunchArg::U64(v))
     }
 
     /// A `__local` argument of `words` 32-bit words.
     pub(crate) fn local_words(self, words: usize) -> Result<Self, BackendError> {
-        self.arg(ArgVal::local::<u32>(&words), || {
-            capture::Arg::Local(words * 4)
-        })
+        self.arg(ArgVal::local::<u32>(&words), || LaunchArg::Local(words * 4))
     }
 
     /// The most work items a group of this kernel may have on its device (0 if unknown).
@@ -745,16 +674,18 @@ impl Launch<'_> {
             return Ok(());
         }
         let global = local.map_or(global, |l| global.div_ceil(l) * l);
-        // A launch only built to query the kernel (say its group limit) never claims a slot.
-        let capture = self
-            .capture
-            .as_ref()
-            .and_then(|c| Some((c, capture::slot(&c.name)?)));
-        if let Some((c, dir)) = &capture {
-            if let Err(e) = capture::write_buffers(dir, self.ctx, &c.args, "") {
-                log::warn!("capture of {} into {}: {e}", c.name, dir.display());
-            }
-        }
+        let watched = self.watched.as_ref().map(|w| ObservedLaunch {
+            kernel: &w.name,
+            program: &w.program,
+            args: &w.args,
+            global,
+            local,
+        });
+        // A launch only built to query the kernel (say its group limit) is never observed.
+        let after = match (&watched, &self.ctx.observer) {
+            (Some(launch), Some(observer)) => observer.before(self.ctx, launch),
+            _ => None,
+        };
         let mut event = self.profile.is_some().then(Event::null);
         // SAFETY: every argument is set; the buffers outlive the queue's use of them because
         // every operation that reads results synchronises (blocking read or finish) before
@@ -782,192 +713,13 @@ impl Launch<'_> {
                 Ok(core::KernelWorkGroupInfoResult::PrivateMemSize(v)) => v,
                 _ => 0,
             };
-            if let Some((events, name)) = self.profile {
-                lock(events).push((name, event, wg, private));
+            if let Some((log, name)) = self.profile {
+                log.record(name, event, wg, private);
             }
         }
-        if let Some((c, dir)) = &capture {
-            let written = capture::write_buffers(dir, self.ctx, &c.args, ".after")
-                .and_then(|()| program::program_binary(&c.program).map_err(|e| e.to_string()))
-                .and_then(|bin| capture::write_launch(dir, &c.name, &bin, &c.args, global, local));
-            match written {
-                Ok(()) => log::info!("captured a launch of {} into {}", c.name, dir.display()),
-                Err(e) => log::warn!("capture of {} into {}: {e}", c.name, dir.display()),
-            }
+        if let (Some(after), Some(launch)) = (after, &watched) {
+            after(self.ctx, launch);
         }
         Ok(())
-    }
-}
-
-/// Elements of a fixed number of 32-bit words in one or more cl buffers ("chunks"): a
-/// buffer larger than the device's largest single allocation is split. Every chunk holds
-/// `chunk_len` elements (a power of two) except the last.
-pub(crate) struct Chunked {
-    pub(crate) device: usize,
-    pub(crate) chunks: Vec<core::Mem>,
-    pub(crate) chunk_len: usize,
-    pub(crate) len: usize,
-    pub(crate) words: usize,
-    _tracked: Allocation,
-}
-
-impl Chunked {
-    /// Elements of `words` words per chunk on `ctx`: the largest power of two that fits
-    /// its chunk cap (at least one).
-    pub(crate) fn chunk_len(ctx: &DeviceCtx, words: usize) -> usize {
-        let per_chunk = (ctx.max_chunk_bytes / (words as u64 * 4)).max(1);
-        1usize << (63 - per_chunk.leading_zeros())
-    }
-
-    /// Allocates `len` elements of `words` words on device `device` (tracked as `name`).
-    pub(crate) fn alloc(
-        ctx: &DeviceCtx,
-        device: usize,
-        tracker: &MemoryTracker,
-        name: &str,
-        len: usize,
-        words: usize,
-    ) -> Result<Self, BackendError> {
-        let bytes = (len as u64) * (words as u64) * 4;
-        let tracked = tracker.allocate(MemoryKind::Device, name, bytes)?;
-        let chunk_len = Self::chunk_len(ctx, words);
-        let mut chunks = Vec::with_capacity(len.div_ceil(chunk_len));
-        let mut start = 0;
-        while start < len {
-            let n = chunk_len.min(len - start);
-            chunks.push(ctx.raw_buffer(name, n * words)?);
-            start += n;
-        }
-        Ok(Chunked {
-            device,
-            chunks,
-            chunk_len,
-            len,
-            words,
-            _tracked: tracked,
-        })
-    }
-
-    /// Elements in chunk `i`.
-    pub(crate) fn chunk_elems(&self, i: usize) -> usize {
-        self.chunk_len.min(self.len - i * self.chunk_len)
-    }
-
-    /// Writes `data` (whole elements) at element `offset`, across chunks as needed.
-    pub(crate) fn write(
-        &self,
-        ctx: &DeviceCtx,
-        offset: usize,
-        data: &[u32],
-    ) -> Result<(), BackendError> {
-        self.each_range(offset, data.len() / self.words, |chunk, at, from, n| {
-            ctx.write(
-                &self.chunks[chunk],
-                at * self.words,
-                &data[from * self.words..(from + n) * self.words],
-            )
-        })
-    }
-
-    /// A new buffer of `len` elements holding `data` (whole elements, at most `len`) then
-    /// zeros. The data goes up on the transfer queue ([`DeviceCtx::write_fresh`]), so it
-    /// overlaps the kernels already queued; the zeros are queued after it.
-    pub(crate) fn upload(
-        ctx: &DeviceCtx,
-        device: usize,
-        tracker: &MemoryTracker,
-        name: &str,
-        len: usize,
-        words: usize,
-        data: &[u32],
-    ) -> Result<Self, BackendError> {
-        let buf = Self::alloc(ctx, device, tracker, name, len, words)?;
-        let filled = data.len() / words;
-        buf.each_range(0, filled, |chunk, at, from, n| {
-            ctx.write_fresh(
-                &buf.chunks[chunk],
-                at * words,
-                &data[from * words..(from + n) * words],
-            )
-        })?;
-        buf.each_range(filled, len - filled, |chunk, at, _, n| {
-            ctx.fill_zero_at(&buf.chunks[chunk], at * words, n * words)
-        })?;
-        Ok(buf)
-    }
-
-    /// Reads `out.len() / words` elements from element `offset`.
-    pub(crate) fn read(
-        &self,
-        ctx: &DeviceCtx,
-        offset: usize,
-        out: &mut [u32],
-    ) -> Result<(), BackendError> {
-        let w = self.words;
-        self.each_range(offset, out.len() / w, |chunk, at, from, n| {
-            ctx.read(
-                &self.chunks[chunk],
-                at * w,
-                &mut out[from * w..(from + n) * w],
-            )
-        })
-    }
-
-    /// Calls `f(chunk, offset in chunk, offset in the range, count)` for each piece of the
-    /// element range `[offset, offset + len)`; the range must lie within the buffer.
-    pub(crate) fn each_range(
-        &self,
-        offset: usize,
-        len: usize,
-        mut f: impl FnMut(usize, usize, usize, usize) -> Result<(), BackendError>,
-    ) -> Result<(), BackendError> {
-        let mut done = 0;
-        while done < len {
-            let pos = offset + done;
-            let (chunk, at) = (pos / self.chunk_len, pos % self.chunk_len);
-            let n = (self.chunk_len - at).min(len - done);
-            f(chunk, at, done, n)?;
-            done += n;
-        }
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::idle_gaps;
-
-    #[test]
-    fn idle_gaps_are_charged_to_the_next_command_and_long_ones_kept_apart() {
-        let ms = 1_000_000;
-        let spans = vec![
-            // Out of order on purpose: the report sorts by start.
-            (5 * ms, 6 * ms, "b".to_string()),
-            (0, 2 * ms, "a".to_string()),
-            // Overlaps b: no gap.
-            (5 * ms + 10, 7 * ms, "c".to_string()),
-            (8 * ms, 9 * ms, "b".to_string()),
-            // Starts after b and ends before it: the gap below still follows b.
-            (8 * ms + ms / 2, 8 * ms + ms * 7 / 10, "d".to_string()),
-            // 20 ms after the last end: a long gap, in its own rows.
-            (29 * ms, 30 * ms, "a".to_string()),
-        ];
-        let (idle, long_gaps, long_list) = idle_gaps(spans);
-        assert_eq!(long_gaps.len(), 1);
-        // One by one: from 9 ms (b's end) after the first start, 20 ms long.
-        assert_eq!(long_list.len(), 1);
-        assert_eq!(long_list[0].row, "a (after b)");
-        assert!((long_list[0].at_ms - 9.0).abs() < 1e-9 && (long_list[0].ms - 20.0).abs() < 1e-9);
-        // d started last, but b ended last: the gap follows b.
-        assert_eq!(
-            (long_gaps[0].name.as_str(), long_gaps[0].launches),
-            ("a (after b)", 1)
-        );
-        assert!((long_gaps[0].ms - 20.0).abs() < 1e-9, "{}", long_gaps[0].ms);
-        assert_eq!(idle.len(), 1, "only b ends gaps shorter than the limit");
-        assert_eq!(idle[0].name, "b");
-        assert_eq!(idle[0].launches, 2);
-        // 2 -> 5 ms and 7 -> 8 ms.
-        assert!((idle[0].ms - 4.0).abs() < 1e-9, "{}", idle[0].ms);
     }
 }

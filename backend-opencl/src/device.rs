@@ -34,6 +34,9 @@ pub struct DeviceInfo {
     pub max_work_group_size: usize,
     /// Whether the device is a GPU (`CL_DEVICE_TYPE_GPU`); sizes the MSM's parallelism.
     pub is_gpu: bool,
+    /// Whether the device's memory is the host's RAM: a CPU device, or one reporting
+    /// `CL_DEVICE_HOST_UNIFIED_MEMORY` (an integrated GPU).
+    pub host_unified_memory: bool,
     pub(crate) platform_id: core::PlatformId,
     pub(crate) device_id: core::DeviceId,
 }
@@ -229,6 +232,14 @@ fn discover() -> Result<Vec<DeviceInfo>, (i32, String)> {
                 Ok(DeviceInfoResult::Type(t)) => t.contains(core::DeviceType::GPU),
                 _ => false,
             };
+            let is_cpu = match info(ClDeviceInfo::Type) {
+                Ok(DeviceInfoResult::Type(t)) => t.contains(core::DeviceType::CPU),
+                _ => false,
+            };
+            let unified = matches!(
+                info(ClDeviceInfo::HostUnifiedMemory),
+                Ok(DeviceInfoResult::HostUnifiedMemory(true))
+            );
             out.push(DeviceInfo {
                 index: out.len(),
                 name: text(ClDeviceInfo::Name),
@@ -241,6 +252,7 @@ fn discover() -> Result<Vec<DeviceInfo>, (i32, String)> {
                 compute_units,
                 max_work_group_size,
                 is_gpu,
+                host_unified_memory: is_cpu || unified,
                 platform_id: platform,
                 device_id,
             });

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use ocl::core::{self, Event, MemFlags};
 use sluice_backend::{FrVec, HostAllocator, LentMemory};
 
-use crate::lock;
+use crate::util::lock;
 
 /// Blocks kept for reuse once given back: a proof's a, b and witness.
 const IDLE_BLOCKS: usize = 3;
@@ -104,13 +104,12 @@ impl PinnedPool {
         })
     }
 
-    /// The default limit: `SLUICE_PINNED_HOST_MIB` where set, else a quarter of the host's
-    /// memory (none where it cannot be read).
-    pub(crate) fn default_limit() -> u64 {
-        crate::env_in("SLUICE_PINNED_HOST_MIB", 0..=u64::MAX >> 20).map_or_else(
-            || sluice_backend::host_memory_bytes().map_or(0, |(total, _)| total / 4),
-            |mib| mib << 20,
-        )
+    /// The limit `bytes` sets, by default a quarter of the host's memory (none where it
+    /// cannot be read).
+    pub(crate) fn limit(bytes: Option<u64>) -> u64 {
+        bytes.unwrap_or_else(|| {
+            sluice_backend::host_memory_bytes().map_or(0, |(total, _)| total / 4)
+        })
     }
 
     /// Whether `data` lies wholly in one block (lent or idle): an upload may hand it to the

@@ -12,13 +12,15 @@ use sluice_backend::BackendError;
 
 use crate::device::DeviceInfo;
 use crate::source::ProgramKind;
-use crate::{driver_error, lock};
+use crate::tuning::BuildOptions;
+use crate::util::{driver_error, lock};
 
 /// Where compiled program binaries are kept between processes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum KernelCache {
-    /// `$SLUICE_KERNEL_CACHE`, else `$XDG_CACHE_HOME/sluice/kernels`, else
-    /// `~/.cache/sluice/kernels`; no disk cache if none of these is set.
+    /// The user's cache: `$XDG_CACHE_HOME/sluice/kernels`, else `~/.cache/sluice/kernels`;
+    /// no disk cache if neither is set. (`SLUICE_KERNEL_CACHE` names another directory
+    /// through [`OpenClConfig::with_env_overrides`](crate::OpenClConfig::with_env_overrides).)
     #[default]
     Default,
     /// This directory.
@@ -33,18 +35,22 @@ impl KernelCache {
         match self {
             KernelCache::Dir(d) => Some(d.clone()),
             KernelCache::Disabled => None,
-            KernelCache::Default => {
-                let env = |k| {
-                    std::env::var_os(k)
-                        .filter(|v| !v.is_empty())
-                        .map(PathBuf::from)
-                };
-                env("SLUICE_KERNEL_CACHE")
-                    .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("sluice/kernels")))
-                    .or_else(|| env("HOME").map(|d| d.join(".cache/sluice/kernels")))
-            }
+            KernelCache::Default => user_cache_from_env(),
         }
     }
+}
+
+/// `$XDG_CACHE_HOME/sluice/kernels`, else `~/.cache/sluice/kernels`: where the user's
+/// caches go, which only the environment says.
+fn user_cache_from_env() -> Option<PathBuf> {
+    let env = |k| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    env("XDG_CACHE_HOME")
+        .map(|d| d.join("sluice/kernels"))
+        .or_else(|| env("HOME").map(|d| d.join(".cache/sluice/kernels")))
 }
 
 /// How one program build went.
@@ -101,37 +107,32 @@ fn cache_key(parts: &[&str]) -> u128 {
     h
 }
 
-/// The build options of `kind` for a device: the PTX path on NVIDIA, then
-/// `$SLUICE_OPENCL_OPTIONS` and `$SLUICE_OPENCL_OPTIONS_<PROGRAM>` (`FR`, `G1_MSM`,
-/// `G2_MSM`): extra compiler options for experiments, e.g. `-DSLUICE_INLINE_CURVE` (G2),
-/// `-DSLUICE_NOINLINE_CURVE` (G1), `-cl-nv-maxrregcount=128` or `-cl-nv-verbose` (register
-/// use in the build log, which `SLUICE_BUILD_LOG=1` prints); part of the cache key like
-/// every option.
-pub(crate) fn build_options(device: &DeviceInfo, kind: ProgramKind) -> String {
-    let mut o = String::from(if device.is_nvidia() {
-        "-DSLUICE_NVIDIA"
+/// The build options of `kind` for a device: the PTX path on NVIDIA (`-DKERNEL_NVIDIA`),
+/// then the extra ones (e.g. `-DKERNEL_INLINE_CURVE` for G2, `-DKERNEL_NOINLINE_CURVE` for
+/// G1, `-cl-nv-maxrregcount=128`, `-cl-nv-verbose` for register use in the build log);
+/// part of the cache key like every option.
+pub(crate) fn build_options(
+    device: &DeviceInfo,
+    kind: ProgramKind,
+    extra: &BuildOptions,
+) -> String {
+    let extra = extra.for_program(kind);
+    let ptx = if device.is_nvidia() {
+        "-DKERNEL_NVIDIA"
     } else {
         ""
-    });
-    let per_program = format!(
-        "SLUICE_OPENCL_OPTIONS_{}",
-        kind.name().to_ascii_uppercase().replace('-', "_")
-    );
-    for var in ["SLUICE_OPENCL_OPTIONS", per_program.as_str()] {
-        if let Ok(extra) = std::env::var(var) {
-            o.push(' ');
-            o.push_str(&extra);
-        }
-    }
-    o
+    };
+    [ptx, extra.as_str()]
+        .iter()
+        .filter(|o| !o.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
-/// With `SLUICE_BUILD_LOG=1`, prints a successful build's log (warnings; with
-/// `-cl-nv-verbose`, each kernel's registers and spills) to stderr.
+/// Prints a successful build's log (warnings; with `-cl-nv-verbose`, each kernel's
+/// registers and spills) to stderr.
 fn print_build_log(program: &core::Program, device: &DeviceInfo, kind: ProgramKind) {
-    if !std::env::var("SLUICE_BUILD_LOG").is_ok_and(|v| v == "1") {
-        return;
-    }
     if let Ok(ProgramBuildInfoResult::BuildLog(log)) =
         core::get_program_build_info(program, device.device_id, ProgramBuildInfo::BuildLog)
     {
@@ -145,9 +146,15 @@ pub(crate) fn build(
     device: &DeviceInfo,
     kind: ProgramKind,
     cache: &KernelCache,
+    extra: &BuildOptions,
 ) -> Result<core::Program, BackendError> {
     let source = kind.source();
-    let options = build_options(device, kind);
+    let options = build_options(device, kind, extra);
+    let print_log = |p: &core::Program| {
+        if extra.print_log {
+            print_build_log(p, device, kind);
+        }
+    };
     let options = options.as_str();
     let key = cache_key(&[
         &source,
@@ -174,7 +181,7 @@ pub(crate) fn build(
     if let Some(bin) = binary {
         match from_binary(context, device, &bin, options) {
             Ok(p) => {
-                print_build_log(&p, device, kind);
+                print_log(&p);
                 if let Some(f) = file.as_deref().filter(|f| !f.exists()) {
                     store(f, &bin);
                 }
@@ -192,7 +199,7 @@ pub(crate) fn build(
 
     let program = from_source(context, device, &source, options)?;
     record(kind, device, start, BuildSource::Compiled);
-    print_build_log(&program, device, kind);
+    print_log(&program);
     match program_binary(&program) {
         Ok(bin) => {
             if let Some(f) = &file {
@@ -353,7 +360,7 @@ mod tests {
             &ctx.context,
             ctx.info,
             &bin,
-            &build_options(ctx.info, ProgramKind::Fr),
+            &build_options(ctx.info, ProgramKind::Fr, &ctx.build_options),
         )
         .unwrap();
         let times = program_build_times();

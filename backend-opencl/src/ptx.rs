@@ -103,14 +103,12 @@ pub(crate) enum Reduction {
     Fused,
     /// `mul.wide.u32 w, m, p_j` then `add.u64 w, w, s`; and where p_0 = 1 (so -p^-1 = -1
     /// mod 2^32, as in Fr), m = -t_0 and the first step's carry is t_0 != 0, without
-    /// products. Offline (clang-15 PTX through `ptxas` 12.9 for sm_90, BENCHMARKS.md,
-    /// eighth session) `ptxas` builds the fused form of Fr's rows from an `IMAD` plus a
-    /// half-rate `IMAD.HI` per reduction product, and this one from `IMAD.WIDE`: the Fr
-    /// product takes 448 instructions instead of 504 and the NTT pass 2312 instead of
-    /// 2496, the multiply pipe's load unchanged. For Fq's rows `ptxas` already uses
-    /// `IMAD.WIDE`, and the split form only moves carry additions onto the multiply pipe.
-    /// On the H200 the NTT ran 6.5-7% faster with it (ninth session), so Fr's rows are
-    /// split and Fq's fused (`source.rs`).
+    /// products. `ptxas` (12.9, sm_90) builds the fused form of Fr's rows from an `IMAD`
+    /// plus a half-rate `IMAD.HI` per reduction product, and this one from `IMAD.WIDE`:
+    /// fewer instructions for the Fr product and the NTT pass, the multiply pipe's load
+    /// unchanged. For Fq's rows `ptxas` already uses `IMAD.WIDE`, and the split form only
+    /// moves carry additions onto the multiply pipe. So Fr's rows are split, which made the
+    /// NTT faster on an H200 (BENCHMARKS.md#ntt), and Fq's fused (`source.rs`).
     Split,
 }
 
@@ -123,7 +121,7 @@ impl Reduction {
         }
     }
 
-    /// The form's name in the build switch `SLUICE_<NAME>_<FIELD>_ROWS`.
+    /// The form's name in the build switch `KERNEL_<NAME>_<FIELD>_ROWS`.
     pub(crate) fn macro_name(self) -> &'static str {
         match self {
             Reduction::Fused => "FUSED",
@@ -191,8 +189,8 @@ fn nocarry_row(i: usize, limbs: usize, modulus: &[u32], inv: u32, reduction: Red
 /// ([`nocarry_row`]), one `asm` statement per row built from 32 x 32 -> 64-bit
 /// multiply-adds. On an sm_90 `ptxas` turns a 12-limb product into about 1100 instructions
 /// this way against about 1490 for CIOS rows of `mad.lo.cc` / `madc.hi.cc` carry chains
-/// (each of which becomes a multiply plus a carry addition); on an H200 the MSM accumulate
-/// kernels ran 12-13% faster (BENCHMARKS.md, fourth session).
+/// (each of which becomes a multiply plus a carry addition), and the MSM accumulate kernels
+/// ran faster on an H200 (BENCHMARKS.md#msm-gpu).
 ///
 /// The rows leave t < 2p. The function ends with `field.cl`'s branch-free
 /// `{name}_reduce_once(t)`: s = t - p through the `sub_nc` chain, then t where that
@@ -226,7 +224,7 @@ pub(crate) fn montgomery_mul_nocarry(
     };
     let t_ops: Vec<String> = (0..limbs).map(|j| format!("\"+r\"(t{j})")).collect();
     let a_ops: Vec<String> = (0..limbs).map(|j| format!("\"r\"(a.v[{j}])")).collect();
-    let mut s = format!("SLUICE_MUL_ATTR {name} {name}_mul({name} a, {name} b) {{\n");
+    let mut s = format!("KERNEL_MUL_ATTR {name} {name}_mul({name} a, {name} b) {{\n");
     let decl: Vec<String> = (0..limbs).map(|j| format!("t{j} = 0")).collect();
     let _ = writeln!(s, "  uint {};", decl.join(", "));
     for i in 0..limbs {

@@ -1,5 +1,8 @@
 //! Kernel sources: the `.cl` files of `kernels/`, assembled per program with a header that
 //! is generated here from `sluice-field`'s constants (never copied by hand).
+//!
+//! The kernels' build switches are named `KERNEL_*` (`-DKERNEL_NVIDIA`,
+//! `-DKERNEL_INLINE_CURVE`, ...), so that `SLUICE_*` names only environment variables.
 
 use std::fmt::Write as _;
 
@@ -15,15 +18,15 @@ const MSM: &str = include_str!("../kernels/msm.cl");
 const FR_OPS: &str = include_str!("../kernels/fr.cl");
 const COMPACT: &str = include_str!("../kernels/compact.cl");
 
-/// Out-of-line Fq multiplications for the MSM programs. Measured on an H200: the G1
-/// program builds in 5.7 s instead of 32 s and its 2^20 MSM runs in 32 ms instead of 57 ms
-/// (smaller kernels, fewer registers); the G2 program in 25-56 s instead of 80 s.
-const NOINLINE_MUL: &str = "#ifndef SLUICE_NOINLINE_MUL\n#define SLUICE_NOINLINE_MUL\n#endif\n";
+/// Out-of-line Fq multiplications for the MSM programs: smaller kernels with fewer
+/// registers, which build several times faster and run faster on an H200
+/// (BENCHMARKS.md#build-and-load).
+const NOINLINE_MUL: &str = "#ifndef KERNEL_NOINLINE_MUL\n#define KERNEL_NOINLINE_MUL\n#endif\n";
 
-/// Out-of-line point operations and Fq2 products for the G2 program: its cold build took
-/// 39-45 s on an H200 with them inlined (see `kernels/common.cl`).
+/// Out-of-line point operations and Fq2 products for the G2 program: inlined, its cold
+/// build is too slow (BENCHMARKS.md#build-and-load; see `kernels/common.cl`).
 const NOINLINE_CURVE: &str =
-    "#ifndef SLUICE_NOINLINE_CURVE\n#define SLUICE_NOINLINE_CURVE\n#endif\n";
+    "#ifndef KERNEL_NOINLINE_CURVE\n#define KERNEL_NOINLINE_CURVE\n#endif\n";
 
 /// One program per job, so a job never compiles code it does not use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -55,7 +58,7 @@ impl ProgramKind {
     pub const ALL: [ProgramKind; 3] = [ProgramKind::Fr, ProgramKind::G1Msm, ProgramKind::G2Msm];
 
     /// The program's full source as the backend builds it: the `.cl` files with the
-    /// generated headers, before the build options (`-DSLUICE_NVIDIA` selects the PTX path).
+    /// generated headers, before the build options (`-DKERNEL_NVIDIA` selects the PTX path).
     pub fn source(self) -> String {
         let mut s = String::from(COMMON);
         match self {
@@ -130,9 +133,9 @@ fn limbs32(limbs: &[u64]) -> String {
     s
 }
 
-/// Fr's Montgomery rows: split. On the H200 the NTT ran 6.5% faster at 2^27 (63.1 -> 59.2
-/// ms) and 7% at 2^24 (BENCHMARKS.md, ninth session), as the offline SASS counts predicted
-/// (Fr's fused reduction products compile to an `IMAD` plus a half-rate `IMAD.HI`).
+/// Fr's Montgomery rows: split, which made the NTT faster on an H200 (BENCHMARKS.md#ntt), as
+/// the offline SASS counts predicted (Fr's fused reduction products compile to an `IMAD`
+/// plus a half-rate `IMAD.HI`).
 const FR_ROWS: Reduction = Reduction::Split;
 /// Fq's Montgomery rows: fused (`ptxas` already builds them from `IMAD.WIDE`; split, the
 /// carry additions would only move onto the multiply pipe).
@@ -140,7 +143,7 @@ const FQ_ROWS: Reduction = Reduction::Fused;
 
 /// The generated header of one field (type, constants, PTX helpers), then field.cl for it,
 /// its Montgomery rows in the form `rows` unless the build defines
-/// `SLUICE_<OTHER>_<NAME>_ROWS` (e.g. `-DSLUICE_FUSED_FR_ROWS`, `-DSLUICE_SPLIT_FQ_ROWS`;
+/// `KERNEL_<OTHER>_<NAME>_ROWS` (e.g. `-DKERNEL_FUSED_FR_ROWS`, `-DKERNEL_SPLIT_FQ_ROWS`;
 /// see [`Reduction`]), the switch for A/B runs.
 fn push_field<const N: usize>(s: &mut String, name: &str, c: &FieldConsts<N>, rows: Reduction) {
     let limbs = 2 * N;
@@ -155,7 +158,7 @@ fn push_field<const N: usize>(s: &mut String, name: &str, c: &FieldConsts<N>, ro
     let _ = writeln!(s, "__constant {name} {name}_R2 = {};", limbs32(&c.r2));
     // -p^-1 mod 2^64 reduces to -p^-1 mod 2^32 by truncation.
     let _ = writeln!(s, "#define {name}_INV 0x{:08x}u", c.inv as u32);
-    s.push_str("#ifdef SLUICE_NVIDIA\n");
+    s.push_str("#ifdef KERNEL_NVIDIA\n");
     s.push_str(&crate::ptx::carry_chains(name, limbs));
     s.push_str("#endif\n");
     let modulus: Vec<u32> = c
@@ -168,7 +171,7 @@ fn push_field<const N: usize>(s: &mut String, name: &str, c: &FieldConsts<N>, ro
     };
     let other = rows.other();
     let mul = format!(
-        "#ifdef SLUICE_{}_{}_ROWS\n{}#else\n{}#endif\n",
+        "#ifdef KERNEL_{}_{}_ROWS\n{}#else\n{}#endif\n",
         other.macro_name(),
         name.to_uppercase(),
         mul(other),
@@ -219,9 +222,9 @@ mod tests {
             let (from, to) = (rest.find("#else").unwrap(), rest.find("#endif").unwrap());
             rest[from..to].to_string()
         };
-        let fr = default_branch(&ProgramKind::Fr.source(), "#ifdef SLUICE_FUSED_FR_ROWS");
+        let fr = default_branch(&ProgramKind::Fr.source(), "#ifdef KERNEL_FUSED_FR_ROWS");
         assert!(fr.contains("neg.s32 m") && !fr.contains("mad.wide.u32 w, m,"));
-        let fq = default_branch(&ProgramKind::G1Msm.source(), "#ifdef SLUICE_SPLIT_FQ_ROWS");
+        let fq = default_branch(&ProgramKind::G1Msm.source(), "#ifdef KERNEL_SPLIT_FQ_ROWS");
         assert!(fq.contains("mad.wide.u32 w, m,"));
     }
 }

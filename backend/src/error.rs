@@ -58,36 +58,16 @@ pub enum BackendError {
     },
 }
 
-impl From<sluice_ntt::NttError> for BackendError {
-    fn from(e: sluice_ntt::NttError) -> Self {
+impl From<sluice_field::DensityError> for BackendError {
+    fn from(e: sluice_field::DensityError) -> Self {
         match e {
-            sluice_ntt::NttError::DomainTooLarge { log_size, max } => {
-                BackendError::DomainTooLarge { log_size, max }
-            }
-            sluice_ntt::NttError::LengthMismatch { expected, got } => {
+            sluice_field::DensityError::LengthMismatch { expected, got } => {
                 BackendError::LengthMismatch {
-                    what: "ntt",
+                    what: "values (density length)",
                     expected,
                     got,
                 }
             }
-            other => BackendError::InvalidInput(other.to_string()),
-        }
-    }
-}
-
-impl From<sluice_msm::MsmError> for BackendError {
-    fn from(e: sluice_msm::MsmError) -> Self {
-        match e {
-            sluice_msm::MsmError::LengthMismatch {
-                what,
-                expected,
-                got,
-            } => BackendError::LengthMismatch {
-                what,
-                expected,
-                got,
-            },
             other => BackendError::InvalidInput(other.to_string()),
         }
     }

@@ -8,19 +8,74 @@
 //! (`madvise(MADV_HUGEPAGE)`) before their first write.
 //!
 //! The advice is only advice: where transparent huge pages are off (or on other systems)
-//! the vectors are ordinary and nothing fails. Set `SLUICE_HUGE_PAGES=0` to ask for none
-//! (for example to compare, or where the kernel's compaction for huge pages stalls).
+//! the vectors are ordinary and nothing fails. [`set_policy`] (or `SLUICE_HUGE_PAGES=0`,
+//! read by [`HugePages::from_env`]) asks for none, for example to compare, or where the
+//! kernel's compaction for huge pages stalls. The policy is the process's: the vectors are
+//! made far from any configuration, and the pages are the operating system's.
+
+use std::ffi::OsString;
+use std::sync::OnceLock;
 
 use crate::{Allocation, BackendError};
+
+/// Whether large host vectors are advised onto huge pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HugePages {
+    /// Advise vectors of [`MIN_ADVISED_BYTES`] or more (the default on Linux).
+    Advise,
+    /// Advise none.
+    Off,
+}
+
+/// `SLUICE_HUGE_PAGES` holds something other than `0` or `1`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("SLUICE_HUGE_PAGES={value:?}: expected 0 or 1")]
+pub struct BadHugePages {
+    /// What the variable holds.
+    pub value: String,
+}
+
+impl HugePages {
+    /// The policy `SLUICE_HUGE_PAGES` asks for: `0` off, `1` or unset advise.
+    pub fn from_env() -> Result<Self, BadHugePages> {
+        Self::from_value(std::env::var_os("SLUICE_HUGE_PAGES"))
+    }
+
+    fn from_value(value: Option<OsString>) -> Result<Self, BadHugePages> {
+        match value.as_ref().map(|v| v.to_str().map(str::trim)) {
+            None | Some(Some("1")) => Ok(HugePages::Advise),
+            Some(Some("0")) => Ok(HugePages::Off),
+            _ => Err(BadHugePages {
+                value: value.unwrap_or_default().to_string_lossy().into_owned(),
+            }),
+        }
+    }
+}
+
+/// The process's policy, set once: by [`set_policy`], else from the environment at the
+/// first large vector.
+static POLICY: OnceLock<HugePages> = OnceLock::new();
+
+/// Sets the process's policy; `false` (and no change) when it is already set, by an
+/// earlier call or by the first large vector made.
+pub fn set_policy(policy: HugePages) -> bool {
+    POLICY.set(policy).is_ok()
+}
 
 /// Vectors below this many bytes are left alone: the allocator may serve them from its
 /// heap, and their page work is small.
 pub const MIN_ADVISED_BYTES: usize = 8 << 20;
 
-/// Whether vectors are advised: `SLUICE_HUGE_PAGES=0` turns it off (read once).
+/// Whether vectors are advised: the policy set, else the environment's (a bad value is
+/// reported and leaves the default).
 fn enabled() -> bool {
-    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ENABLED.get_or_init(|| std::env::var("SLUICE_HUGE_PAGES").map_or(true, |v| v != "0"))
+    let policy = POLICY.get_or_init(|| {
+        HugePages::from_env().unwrap_or_else(|e| {
+            log::warn!("{e}; large host vectors stay advised onto huge pages");
+            HugePages::Advise
+        })
+    });
+    *policy == HugePages::Advise
 }
 
 /// An empty vector with room for `capacity` elements, its pages advised as huge
@@ -68,7 +123,7 @@ pub fn copy_with_huge_pages<T: Clone>(src: &[T]) -> Vec<T> {
 /// Asks the kernel to back the whole pages of `v`'s allocation (its capacity) with huge
 /// pages from their next first touch; pages already written keep their size. Returns
 /// whether the advice was given and taken: `false` for vectors under
-/// [`MIN_ADVISED_BYTES`], with `SLUICE_HUGE_PAGES=0`, off Linux, or when the kernel
+/// [`MIN_ADVISED_BYTES`], with the policy [`HugePages::Off`], off Linux, or when the kernel
 /// refuses (no transparent huge pages).
 pub fn advise_huge_pages<T>(v: &Vec<T>) -> bool {
     let bytes = v.capacity().saturating_mul(std::mem::size_of::<T>());
@@ -105,6 +160,20 @@ fn advise(_addr: usize, _bytes: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_environment_names_the_policy_and_bad_values_are_errors() {
+        let v = |s: &str| Some(OsString::from(s));
+        assert_eq!(HugePages::from_value(None), Ok(HugePages::Advise));
+        assert_eq!(HugePages::from_value(v("1")), Ok(HugePages::Advise));
+        assert_eq!(HugePages::from_value(v(" 0 ")), Ok(HugePages::Off));
+        assert_eq!(
+            HugePages::from_value(v("off")),
+            Err(BadHugePages {
+                value: "off".into()
+            })
+        );
+    }
 
     #[test]
     fn small_vectors_are_not_advised() {

@@ -13,12 +13,16 @@
 //! No backend falls back to another on its own: an error is returned, and falling back is an
 //! explicit, logged choice of the caller.
 
+mod check;
 pub mod compact;
 mod error;
 mod host_vec;
 pub mod huge_pages;
 mod memory;
 
+use std::sync::Arc;
+
+pub use check::{check_len, check_pow2_segment, check_range, check_segment};
 pub use compact::{CompactConfig, CompactVec, HostBudget, Storage};
 pub use error::BackendError;
 use ff::Field;
@@ -26,9 +30,10 @@ pub use host_vec::{FrVec, HeapLender, HostAllocator, LentMemory};
 pub use memory::{
     host_memory_bytes, Allocation, MemoryInfo, MemoryKind, MemoryReport, MemoryTracker,
 };
-pub use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
-pub use sluice_msm::Density;
-pub use sluice_ntt::NttOrder;
+pub use sluice_field::{
+    CurveAffine, CurveGroup, Density, Fr, G1Affine, G1Projective, G2Affine, G2Projective,
+    GroupKind, NttOrder,
+};
 
 /// Which of the four NTT-family transforms to apply.
 ///
@@ -54,22 +59,6 @@ impl Transform {
         Transform::CosetNtt,
         Transform::CosetIntt,
     ];
-
-    /// Applies this transform to `data` in host memory with sluice-ntt: the CPU backend's
-    /// kernel and the reference every other backend is tested against.
-    pub fn apply_on_host(
-        self,
-        domain: &sluice_ntt::Domain<Fr>,
-        data: &mut [Fr],
-        order: NttOrder,
-    ) -> Result<(), sluice_ntt::NttError> {
-        match self {
-            Transform::Ntt => sluice_ntt::ntt(domain, data, order),
-            Transform::Intt => sluice_ntt::intt(domain, data, order),
-            Transform::CosetNtt => sluice_ntt::coset_ntt(domain, data, order),
-            Transform::CosetIntt => sluice_ntt::coset_intt(domain, data, order),
-        }
-    }
 }
 
 /// The scalars of an MSM: on the host, or already in a backend buffer (e.g. h, fed from the
@@ -85,13 +74,35 @@ pub enum Scalars<'a, B: ComputeBackend + ?Sized> {
     Owned(B::FrBuffer),
 }
 
-/// The group of an MSM, for [`ComputeBackend::msm_scratch_bytes`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MsmGroup {
-    /// G1 (the H, L, A and B1 queries).
-    G1,
-    /// G2 (the B2 query).
-    G2,
+/// A backend's buffer (scalars or resident bases): how many elements it holds.
+pub trait Buffer {
+    /// The number of elements.
+    fn len(&self) -> usize;
+
+    /// Whether it holds no element.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What a backend is and how it runs, for schedulers, provers and logs: fixed for the
+/// backend's life, so [`ComputeBackend::info`] hands out a reference.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BackendInfo {
+    /// A human-readable name: the backend and its device(s).
+    pub name: String,
+    /// Whether it computes on an accelerator (a GPU) whose MSMs outrun the host's CPUs:
+    /// schedulers then keep work such as the b_g2 MSM on it rather than on the CPU.
+    pub accelerator: bool,
+    /// Whether operations may return before the device has done them (work queued in
+    /// order), so that the host's own work between calls (freeing host vectors, the next
+    /// upload) overlaps the device's. Provers order their steps by it: with queued work
+    /// they queue the device's next steps before such host work.
+    pub queues_work: bool,
+    /// Whether the backend's device memory is the host's own RAM (the CPU backend, an
+    /// OpenCL CPU device, a GPU reporting `CL_DEVICE_HOST_UNIFIED_MEMORY`): planners then
+    /// count its buffers against the host's memory as well.
+    pub host_memory_shared: bool,
 }
 
 /// A compute backend: owns buffers and runs the prover's heavy operations on them.
@@ -100,58 +111,50 @@ pub enum MsmGroup {
 /// backend orders the work on each of its devices itself. Methods return only when their
 /// result is ready (downloads, MSM results), while uploads and transforms may be queued:
 /// a GPU backend overlaps them, and errors surface no later than the next result read.
+///
+/// Bases and MSMs are generic over the group ([`CurveAffine`]: G1 or G2), one method for
+/// both. Methods with a default are fused or derived operations a backend may override
+/// with a faster form; the defaults are correct on every backend. Arguments are checked
+/// by the functions of this crate ([`check_range`], [`check_segment`], ...), which every
+/// backend calls, so the rules and their errors are the same everywhere.
+///
+/// Two hints stay methods rather than fields of [`BackendInfo`]: [`memory_info`]
+/// (fallible, and its free bytes change as the device fills) and [`msm_scratch_bytes`]
+/// (a function of the MSM's size and group).
+///
+/// [`memory_info`]: Self::memory_info
+/// [`msm_scratch_bytes`]: Self::msm_scratch_bytes
 pub trait ComputeBackend: Send + Sync {
     /// A buffer of Fr scalars owned by the backend. Dropping it frees the memory and its
     /// tracked bytes.
-    type FrBuffer: Send + Sync;
-    /// A set of G1 bases resident in the backend, reusable across MSMs and proofs.
-    type G1Bases: Send + Sync;
-    /// A set of G2 bases resident in the backend, reusable across MSMs and proofs.
-    type G2Bases: Send + Sync;
+    type FrBuffer: Buffer + Send + Sync;
+    /// A set of bases of group `A` resident in the backend, reusable across MSMs and
+    /// proofs.
+    type Bases<A: CurveAffine>: Buffer + Send + Sync;
 
-    /// A human-readable name: the backend and its device(s).
-    fn name(&self) -> String;
+    /// What this backend is: its name and the hints schedulers plan with.
+    fn info(&self) -> &BackendInfo;
 
     /// The tracker that counts this backend's allocations.
     fn tracker(&self) -> &MemoryTracker;
 
-    /// The most device bytes an MSM over `scalars` scalars of `group` allocates beyond its
-    /// resident bases (scalar copies, bucket sort, partial sums), for planners to reserve.
-    /// The default, 0, suits backends whose MSM temporaries are not device memory (the CPU
-    /// backend's live on the heap, untracked, and are small next to its inputs).
-    fn msm_scratch_bytes(&self, scalars: usize, group: MsmGroup) -> u64 {
-        let _ = (scalars, group);
+    /// The memory of the device(s) this backend computes in.
+    fn memory_info(&self) -> Result<MemoryInfo, BackendError>;
+
+    /// The most device bytes an MSM over `scalars` scalars of group `A` allocates beyond
+    /// its resident bases (scalar copies, bucket sort, partial sums), for planners to
+    /// reserve. The default, 0, suits backends whose MSM temporaries are not device memory
+    /// (the CPU backend's live on the heap, untracked, and are small next to its inputs).
+    fn msm_scratch_bytes<A: CurveAffine>(&self, scalars: usize) -> u64 {
+        let _ = scalars;
         0
-    }
-
-    /// Whether this backend computes on an accelerator (a GPU) whose MSMs outrun the host's
-    /// CPUs: schedulers then keep work such as the b_g2 MSM on it rather than on the CPU.
-    /// The default is `false`.
-    fn is_accelerator(&self) -> bool {
-        false
-    }
-
-    /// Whether operations may return before the device has done them (work queued in
-    /// order), so that the host's own work between calls (freeing host vectors, the next
-    /// upload) overlaps the device's. Provers order their steps by it: with queued work they
-    /// queue the device's next steps before such host work. The default is `false`.
-    fn queues_work(&self) -> bool {
-        false
     }
 
     /// Where host vectors that this backend uploads fastest come from: page-locked memory
     /// a GPU's DMA reads with no staging copy. Provers synthesize a, b and the witness into
     /// it ([`FrVec`]); an upload from anywhere else is correct, only slower. `None` (the
     /// default) where ordinary memory is as fast, as on a CPU backend.
-    fn host_allocator(&self) -> Option<std::sync::Arc<dyn HostAllocator>> {
-        None
-    }
-
-    /// Where the backend profiles its device work (the OpenCL backend with
-    /// `SLUICE_PROFILE=1`): the profile since the last report, as text, starting a new
-    /// one. `None` (the default) where it does not. Benchmarks use it to separate set-up
-    /// from the timed runs.
-    fn profile_report(&self) -> Option<String> {
+    fn host_allocator(&self) -> Option<Arc<dyn HostAllocator>> {
         None
     }
 
@@ -163,36 +166,28 @@ pub trait ComputeBackend: Send + Sync {
         Ok(())
     }
 
-    /// The memory of the device(s) this backend computes in.
-    fn memory_info(&self) -> Result<MemoryInfo, BackendError>;
-
-    /// A zero-filled buffer of `len` scalars, named for the tracker and error messages.
-    fn alloc_fr(&self, name: &str, len: usize) -> Result<Self::FrBuffer, BackendError>;
-
-    /// A buffer holding a copy of `data`.
-    fn upload_fr(&self, name: &str, data: &[Fr]) -> Result<Self::FrBuffer, BackendError>;
-
-    /// A buffer of `len` scalars holding `data` followed by zeros (`data.len() <= len`):
-    /// [`alloc_fr`](Self::alloc_fr) then [`write_fr`](Self::write_fr) by default. A
+    /// A buffer of `len` scalars holding `data` followed by zeros, named for the tracker
+    /// and error messages; `data.len() > len` is [`BackendError::LengthMismatch`]. A
     /// backend that queues work may send it while earlier work runs.
-    fn upload_fr_padded(
+    fn upload_fr(
         &self,
         name: &str,
         data: &[Fr],
         len: usize,
-    ) -> Result<Self::FrBuffer, BackendError> {
-        check_range("upload_fr_padded", len, 0, data.len())?;
-        let mut buf = self.alloc_fr(name, len)?;
-        self.write_fr(&mut buf, 0, data)?;
-        Ok(buf)
+    ) -> Result<Self::FrBuffer, BackendError>;
+
+    /// A zero-filled buffer of `len` scalars: [`upload_fr`](Self::upload_fr) of no data by
+    /// default.
+    fn alloc_fr(&self, name: &str, len: usize) -> Result<Self::FrBuffer, BackendError> {
+        self.upload_fr(name, &[], len)
     }
 
     /// A new buffer holding a copy of `src`, made where the data lives when the backend can
     /// (the default goes through host memory: a read and an upload).
     fn copy_fr(&self, name: &str, src: &Self::FrBuffer) -> Result<Self::FrBuffer, BackendError> {
-        let mut host = vec![Fr::ZERO; self.fr_len(src)];
+        let mut host = vec![Fr::ZERO; src.len()];
         self.read_fr(src, 0, &mut host)?;
-        self.upload_fr(name, &host)
+        self.upload_fr(name, &host, host.len())
     }
 
     /// Overwrites `buf[offset..offset + data.len()]` with `data`: how callers stream a
@@ -212,9 +207,6 @@ pub trait ComputeBackend: Send + Sync {
         out: &mut [Fr],
     ) -> Result<(), BackendError>;
 
-    /// The number of scalars in a buffer.
-    fn fr_len(&self, buf: &Self::FrBuffer) -> usize;
-
     /// Applies `transform` in place; the buffer's length is the domain size and must be a
     /// power of two. `order` states the order of input and output.
     fn transform(
@@ -223,6 +215,29 @@ pub trait ComputeBackend: Send + Sync {
         transform: Transform,
         order: NttOrder,
     ) -> Result<(), BackendError>;
+
+    /// Applies `transform` independently to each run of `segment` consecutive scalars
+    /// (`segment` a power of two dividing the buffer's length): the batched small NTTs of a
+    /// four-step (streaming) transform, whose columns are laid out contiguously.
+    ///
+    /// The default runs each segment through a temporary buffer of this backend; backends
+    /// override it with a batched kernel.
+    fn transform_segments(
+        &self,
+        buf: &mut Self::FrBuffer,
+        segment: usize,
+        transform: Transform,
+        order: NttOrder,
+    ) -> Result<(), BackendError> {
+        let len = buf.len();
+        check_pow2_segment("transform_segments", len, segment)?;
+        if segment == len {
+            return self.transform(buf, transform, order);
+        }
+        each_segment(self, buf, segment, |tmp| {
+            self.transform(tmp, transform, order)
+        })
+    }
 
     /// Evaluations over the domain (natural order) to evaluations over the coset gH of the
     /// multiplicative generator g (natural order), in place: [`Transform::Intt`] to
@@ -250,84 +265,33 @@ pub trait ComputeBackend: Send + Sync {
     /// `a[i] *= s`.
     fn scale(&self, a: &mut Self::FrBuffer, s: Fr) -> Result<(), BackendError>;
 
-    /// `a[i] *= g^i`.
-    fn distribute_powers(&self, a: &mut Self::FrBuffer, g: Fr) -> Result<(), BackendError>;
-
-    /// Applies `transform` independently to each run of `segment` consecutive scalars
-    /// (`segment` a power of two dividing the buffer's length): the batched small NTTs of a
-    /// four-step (streaming) transform, whose columns are laid out contiguously.
-    ///
-    /// The default runs each segment through a temporary buffer of this backend; backends
-    /// override it with a batched kernel.
-    fn transform_segments(
-        &self,
-        buf: &mut Self::FrBuffer,
-        segment: usize,
-        transform: Transform,
-        order: NttOrder,
-    ) -> Result<(), BackendError> {
-        let len = self.fr_len(buf);
-        check_segments("transform_segments", len, segment)?;
-        if segment == len {
-            return self.transform(buf, transform, order);
-        }
-        each_segment(self, buf, segment, |tmp| {
-            self.transform(tmp, transform, order)
-        })
-    }
-
-    /// Multiplies element `i` of segment `k` (runs of `segment` consecutive scalars) by
-    /// `(base · ratio^k)^i`: the twiddle step of a four-step transform over a chunk of
-    /// columns (`base = ω^first_column`, `ratio = ω`). With one segment it is
+    /// Multiplies element `i` of segment `k` (runs of `segment` consecutive scalars,
+    /// `segment` dividing the buffer's length: [`check_segment`]) by `(base · ratio^k)^i`:
+    /// the twiddle step of a four-step transform over a chunk of columns
+    /// (`base = ω^first_column`, `ratio = ω`). With one segment it is
     /// [`distribute_powers`](Self::distribute_powers) by `base`.
-    ///
-    /// The default runs each segment through a temporary buffer of this backend; backends
-    /// override it with one kernel.
     fn segment_powers(
         &self,
         buf: &mut Self::FrBuffer,
         segment: usize,
         base: Fr,
         ratio: Fr,
-    ) -> Result<(), BackendError> {
-        let len = self.fr_len(buf);
-        if segment == 0 || len % segment != 0 {
-            return Err(BackendError::InvalidInput(format!(
-                "segment_powers: segment {segment} does not divide the buffer length {len}"
-            )));
-        }
-        if segment == len {
-            return self.distribute_powers(buf, base);
-        }
-        let mut g = base;
-        each_segment(self, buf, segment, |tmp| {
-            self.distribute_powers(tmp, g)?;
-            g *= ratio;
-            Ok(())
-        })
+    ) -> Result<(), BackendError>;
+
+    /// `a[i] *= g^i`: [`segment_powers`](Self::segment_powers) with one segment.
+    fn distribute_powers(&self, a: &mut Self::FrBuffer, g: Fr) -> Result<(), BackendError> {
+        // An empty buffer is zero segments of one.
+        self.segment_powers(a, a.len().max(1), g, Fr::ONE)
     }
 
-    /// Makes G1 bases resident.
-    fn upload_g1_bases(
+    /// Makes bases of group `A` resident.
+    fn upload_bases<A: CurveAffine>(
         &self,
         name: &str,
-        bases: &[G1Affine],
-    ) -> Result<Self::G1Bases, BackendError>;
+        bases: &[A],
+    ) -> Result<Self::Bases<A>, BackendError>;
 
-    /// Makes G2 bases resident.
-    fn upload_g2_bases(
-        &self,
-        name: &str,
-        bases: &[G2Affine],
-    ) -> Result<Self::G2Bases, BackendError>;
-
-    /// The number of bases in a resident G1 set.
-    fn g1_len(&self, bases: &Self::G1Bases) -> usize;
-
-    /// The number of bases in a resident G2 set.
-    fn g2_len(&self, bases: &Self::G2Bases) -> usize;
-
-    /// `sum_i scalars[i] * bases[skip + i]` over G1.
+    /// `sum_i scalars[i] * bases[skip + i]` over the bases' group.
     ///
     /// With a `density`, the bases are dense over the *used* variables only: the k-th base
     /// (after `skip`) pairs with the scalar of the k-th set bit, and `scalars.len()` equals
@@ -338,25 +302,13 @@ pub trait ComputeBackend: Send + Sync {
     /// Variable time in scalars and bases, as every prover's MSM is: the witness is blinded
     /// by the random `r`, `s` of the proof, and timing of the prover's own machine is not an
     /// adversary channel in the deployments sluice targets.
-    fn msm_g1_vartime(
+    fn msm_vartime<A: CurveAffine>(
         &self,
-        bases: &Self::G1Bases,
+        bases: &Self::Bases<A>,
         skip: usize,
         scalars: Scalars<'_, Self>,
         density: Option<&Density>,
-    ) -> Result<G1Projective, BackendError>;
-
-    /// As [`msm_g1_vartime`](Self::msm_g1_vartime), over G2.
-    ///
-    /// # Security
-    /// Variable time, as `msm_g1_vartime`.
-    fn msm_g2_vartime(
-        &self,
-        bases: &Self::G2Bases,
-        skip: usize,
-        scalars: Scalars<'_, Self>,
-        density: Option<&Density>,
-    ) -> Result<G2Projective, BackendError>;
+    ) -> Result<A::Group, BackendError>;
 }
 
 /// Runs `op` on each run of `segment` scalars of `buf` in turn, through one temporary
@@ -369,7 +321,7 @@ fn each_segment<B: ComputeBackend + ?Sized>(
 ) -> Result<(), BackendError> {
     let mut host = vec![Fr::ZERO; segment];
     let mut tmp = backend.alloc_fr("segment", segment)?;
-    for start in (0..backend.fr_len(buf)).step_by(segment) {
+    for start in (0..buf.len()).step_by(segment) {
         backend.read_fr(buf, start, &mut host)?;
         backend.write_fr(&mut tmp, 0, &host)?;
         op(&mut tmp)?;
@@ -377,47 +329,4 @@ fn each_segment<B: ComputeBackend + ?Sized>(
         backend.write_fr(buf, start, &host)?;
     }
     Ok(())
-}
-
-/// Checks that `segment` is a power of two dividing `len`, as the segmented transforms need.
-pub fn check_segments(what: &str, len: usize, segment: usize) -> Result<(), BackendError> {
-    if segment.is_power_of_two() && len % segment == 0 {
-        Ok(())
-    } else {
-        Err(BackendError::InvalidInput(format!(
-            "{what}: segment {segment} must be a power of two dividing the buffer length {len}"
-        )))
-    }
-}
-
-/// `Ok` when two lengths agree, else [`BackendError::LengthMismatch`] naming `what`.
-pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), BackendError> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(BackendError::LengthMismatch {
-            what,
-            expected,
-            got,
-        })
-    }
-}
-
-/// `Ok` when `offset..offset + count` lies within a buffer of `len` elements (without
-/// overflowing), else [`BackendError::LengthMismatch`]: the check of every partial read and
-/// write.
-pub fn check_range(
-    what: &'static str,
-    len: usize,
-    offset: usize,
-    count: usize,
-) -> Result<(), BackendError> {
-    match offset.checked_add(count) {
-        Some(end) if end <= len => Ok(()),
-        _ => Err(BackendError::LengthMismatch {
-            what,
-            expected: len.saturating_sub(offset),
-            got: count,
-        }),
-    }
 }

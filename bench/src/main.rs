@@ -10,6 +10,7 @@ mod bar;
 mod options;
 #[cfg(feature = "compare")]
 mod peers;
+mod profiled;
 mod provenance;
 mod record;
 mod report;
@@ -23,9 +24,11 @@ use ff::Field;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use rayon::prelude::*;
-use sluice_backend::{BackendError, ComputeBackend, MemoryKind, NttOrder, Scalars, Transform};
+use sluice_backend::{
+    BackendError, ComputeBackend, CurveAffine, MemoryKind, NttOrder, Scalars, Transform,
+};
 use sluice_backend_cpu::CpuBackend;
-use sluice_field::{Fr, G1Projective, G2Projective};
+use sluice_field::{Fr, G1Affine, G2Affine};
 use sluice_groth16::demo::{BitDecomposition, MimcLike};
 use sluice_groth16::{
     generate_benchmark_parameters, generate_random_parameters, prepare_verifying_key,
@@ -36,6 +39,7 @@ use sluice_groth16::{
 use options::{Op, Options, USAGE};
 #[cfg(feature = "compare")]
 use peers::peers_for;
+use profiled::Profiled;
 use report::Row;
 
 fn main() -> ExitCode {
@@ -88,7 +92,7 @@ fn run(opts: &Options) -> Result<(), String> {
         let cpu = CpuBackend::new();
         ladder(&cpu, "cpu", opts, first, &mut rows)?;
         backends_run.push("cpu");
-        devices.push(format!("cpu: {}", cpu.name()));
+        devices.push(format!("cpu: {}", cpu.info().name));
     }
     // `opencl-shifted` only on request: its tables cost 12-16 times the bases' memory.
     let [plain, shifted] = options::OPENCL_BACKENDS;
@@ -101,6 +105,9 @@ fn run(opts: &Options) -> Result<(), String> {
             Ok(gpu) => {
                 let first = std::mem::take(&mut first_pending);
                 ladder(&gpu, label, opts, first, &mut rows)?;
+                if let Some(profile) = gpu.profile_report() {
+                    eprint!("  profile of {label} since the last report:\n{profile}");
+                }
                 for t in sluice_backend_opencl::OpenClBackend::program_build_times() {
                     eprintln!(
                         "   program {} on {}: {:.3} s ({:?})",
@@ -108,7 +115,7 @@ fn run(opts: &Options) -> Result<(), String> {
                     );
                 }
                 backends_run.push(label);
-                devices.push(format!("{label}: {}", gpu.name()));
+                devices.push(format!("{label}: {}", gpu.info().name));
             }
             Err(e) => eprintln!(
                 "== backend {label}: no usable OpenCL device ({e}); the results cover the CPU only"
@@ -145,14 +152,14 @@ fn run(opts: &Options) -> Result<(), String> {
 /// ladder only, labelled [`HOST`]), each followed by its peers in the `first` ladder
 /// under `--compare` (back to back, so both see the same load of a noisy machine);
 /// failures of the ladder (errors or panics) become rows and the run goes on.
-fn ladder<B: ComputeBackend>(
+fn ladder<B: Profiled>(
     backend: &B,
     label: &str,
     opts: &Options,
     first: bool,
     rows: &mut Vec<Row>,
 ) -> Result<(), String> {
-    eprintln!("== backend {label}: {}", backend.name());
+    eprintln!("== backend {label}: {}", backend.info().name);
     if let Some(log) = opts.demo_log {
         demo_proof(backend, log, opts.seed)?;
     }
@@ -289,7 +296,7 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 /// Without `uploads` the inputs are resident before the clock starts (NTT data, MSM bases,
 /// proving parameters; MSM scalars still come from the host, as a prover's do). With
 /// `uploads` every timed run also moves its inputs in (and the NTT result back out).
-fn measure<B: ComputeBackend>(
+fn measure<B: Profiled>(
     backend: &B,
     op: Op,
     log: u32,
@@ -304,31 +311,33 @@ fn measure<B: ComputeBackend>(
     let mut baseline = 0;
     // Each NTT and MSM row's result is checked against an independent host computation
     // (the CPU backend's own rows are not: there the reference is the code measured).
-    let check = !backend.name().starts_with("cpu");
+    let check = !backend.info().name.starts_with("cpu");
     // One MSM row of either group: random bases, timed with bases resident or uploaded per
     // run, the last result checked against sluice-msm.
     macro_rules! msm_row {
-        ($group:ty, $upload:ident, $msm:ident, $reference:path, $name:literal) => {{
-            let points = sluice_msm::random_points::<$group>(n, &mut rng);
-            let mut result = <$group>::identity();
+        ($affine:ty, $name:literal) => {{
+            type Group = <$affine as CurveAffine>::Group;
+            let points = sluice_msm::random_points::<Group>(n, &mut rng);
+            let mut result = Group::identity();
             let times = if uploads {
                 time(backend, opts.reps, || {
-                    let bases = backend.$upload("msm bases", &points).map_err(e)?;
+                    let bases = backend.upload_bases("msm bases", &points).map_err(e)?;
                     result = backend
-                        .$msm(&bases, 0, Scalars::Host(&scalars), None)
+                        .msm_vartime(&bases, 0, Scalars::Host(&scalars), None)
                         .map_err(e)?;
                     Ok(())
                 })?
             } else {
-                let bases = backend.$upload("msm bases", &points).map_err(e)?;
+                let bases = backend.upload_bases("msm bases", &points).map_err(e)?;
                 time(backend, opts.reps, || {
                     result = backend
-                        .$msm(&bases, 0, Scalars::Host(&scalars), None)
+                        .msm_vartime(&bases, 0, Scalars::Host(&scalars), None)
                         .map_err(e)?;
                     Ok(())
                 })?
             };
-            if check && result != $reference(&points, &scalars, None).map_err(|e| e.to_string())? {
+            let reference = sluice_msm::msm_vartime::<Group>(&points, &scalars, None);
+            if check && result != reference.map_err(|e| e.to_string())? {
                 return Err(concat!("the ", $name, " MSM differs from the host reference").into());
             }
             times
@@ -342,14 +351,18 @@ fn measure<B: ComputeBackend>(
             let mut out = vec![Fr::ZERO; n];
             let times = if uploads {
                 time(backend, opts.reps, || {
-                    let mut buf = backend.upload_fr("ntt input", &scalars).map_err(e)?;
+                    let mut buf = backend
+                        .upload_fr("ntt input", &scalars, scalars.len())
+                        .map_err(e)?;
                     backend
                         .transform(&mut buf, Transform::Ntt, NttOrder::NaturalToNatural)
                         .and_then(|()| backend.read_fr(&buf, 0, &mut out))
                         .map_err(e)
                 })?
             } else {
-                let mut buf = backend.upload_fr("ntt input", &scalars).map_err(e)?;
+                let mut buf = backend
+                    .upload_fr("ntt input", &scalars, scalars.len())
+                    .map_err(e)?;
                 let times = time(backend, opts.reps, || {
                     backend
                         .transform(&mut buf, Transform::Ntt, NttOrder::NaturalToNatural)
@@ -368,20 +381,8 @@ fn measure<B: ComputeBackend>(
             }
             times
         }
-        Op::MsmG1 => msm_row!(
-            G1Projective,
-            upload_g1_bases,
-            msm_g1_vartime,
-            sluice_msm::msm_g1_vartime,
-            "G1"
-        ),
-        Op::MsmG2 => msm_row!(
-            G2Projective,
-            upload_g2_bases,
-            msm_g2_vartime,
-            sluice_msm::msm_g2_vartime,
-            "G2"
-        ),
+        Op::MsmG1 => msm_row!(G1Affine, "G1"),
+        Op::MsmG2 => msm_row!(G2Affine, "G2"),
         Op::Partition => {
             // The untimed set-up is minutes at 2^27: say where the time goes.
             let clock = Instant::now();
@@ -557,7 +558,7 @@ fn demo_proof<B: ComputeBackend>(backend: &B, log: u32, seed: u64) -> Result<(),
     let circuit = MimcLike::filling_domain(log, Some(x));
     println!(
         "demo proof on {}: MiMC-like circuit, {} rounds, {} constraints (domain 2^{log})",
-        backend.name(),
+        backend.info().name,
         circuit.rounds,
         circuit.num_constraints()
     );
@@ -593,15 +594,16 @@ fn demo_proof<B: ComputeBackend>(backend: &B, log: u32, seed: u64) -> Result<(),
     } else {
         Err(format!(
             "the demo proof on {} did not verify",
-            backend.name()
+            backend.info().name
         ))
     }
 }
 
 /// The OpenCL backend on the devices `--devices` selects (by default every GPU, or device
 /// 0 where there is none — a CPU driver such as PoCL next to a GPU would only slow the
-/// GPU down), with shifted MSM bases when `shifted_bases`, its programs built up front so
-/// that no timed row pays for compilation.
+/// GPU down), with shifted MSM bases when `shifted_bases` and the environment's tuning
+/// overrides (`OpenClConfig::from_env`: the README's variables), its programs built up front
+/// so that no timed row pays for compilation.
 #[cfg(feature = "opencl")]
 fn opencl_backend(
     opts: &Options,
@@ -615,7 +617,7 @@ fn opencl_backend(
     let backend = OpenClBackend::new(OpenClConfig {
         devices,
         shifted_bases,
-        ..OpenClConfig::default()
+        ..OpenClConfig::from_env().map_err(|e| e.to_string())?
     })
     .map_err(|e| e.to_string())?;
     let t = Instant::now();

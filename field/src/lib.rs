@@ -2,7 +2,12 @@
 //! extension `Fq2`, and the groups G1 and G2.
 //!
 //! Elements are stored in Montgomery form with little-endian 64-bit limbs, the same layout the
-//! OpenCL kernels use (as 32-bit limbs), so buffers cross the host/device boundary unconverted.
+//! OpenCL kernels use (as 32-bit limbs), so buffers cross the host/device boundary unconverted
+//! ([`PlainLimbs`]).
+//!
+//! It also holds the small vocabulary the crates above share, so that the backend trait
+//! depends on this crate alone: [`CurveGroup`] / [`CurveAffine`] (G1 and G2 for generic
+//! MSMs), [`NttOrder`] and, with `alloc`, [`Density`].
 #![no_std]
 
 #[cfg(feature = "alloc")]
@@ -39,3 +44,15 @@ mod g2;
 pub use encoding::DecodeError;
 pub use g1::{G1Affine, G1Compressed, G1Projective, G1Uncompressed};
 pub use g2::{G2Affine, G2Compressed, G2Projective, G2Uncompressed};
+
+mod curve_group;
+#[cfg(feature = "alloc")]
+mod density;
+mod limbs;
+mod ntt_order;
+
+pub use curve_group::{CurveAffine, CurveGroup, GroupKind};
+#[cfg(feature = "alloc")]
+pub use density::{Density, DensityError};
+pub use limbs::PlainLimbs;
+pub use ntt_order::NttOrder;

@@ -40,6 +40,9 @@ pub enum Groth16Error {
     /// The compute backend failed.
     #[error("backend error: {0}")]
     Backend(#[from] BackendError),
+    /// A host MSM (the verifier's) refused its inputs.
+    #[error("MSM error: {0}")]
+    Msm(#[from] sluice_msm::MsmError),
     /// The circuit has more constraints than a BLS12-381 NTT domain can hold (2^32).
     #[error("the circuit has {constraints} constraints; the largest NTT domain holds 2^32")]
     CircuitTooLarge {

@@ -13,7 +13,7 @@ use sluice_backend::{
     Allocation, BackendError, CompactVec, ComputeBackend, Density, MemoryKind, MemoryReport,
     MemoryTracker, Scalars,
 };
-use sluice_field::{Fr, FrCompatible, G1Projective, G2Projective};
+use sluice_field::{Fr, FrCompatible, G1Projective, G2Affine, G2Projective};
 
 use crate::assignment::{Capacity, ProvingAssignment};
 use crate::generator::domain_size;
@@ -110,7 +110,7 @@ impl HostScalars<'_> {
 /// `msm` is the backend's MSM of the group.
 ///
 /// # Security
-/// Variable time, as [`ComputeBackend::msm_g1_vartime`].
+/// Variable time, as [`ComputeBackend::msm_vartime`].
 fn msm_batched_vartime<'p, T: 'p, G: group::Group>(
     scalars: HostScalars<'_>,
     density: Option<&Density>,
@@ -267,11 +267,12 @@ fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
 /// each host vector is freed as soon as it is uploaded. `a` and `b` hold at most `n`
 /// evaluations (zero-padded to `n`); the backend holds three vectors at the peak.
 ///
-/// A backend that queues work ([`ComputeBackend::queues_work`]) gets c's copy and a's coset
-/// transform queued before `a` is freed and `b` goes up, so the device transforms a while
-/// the host frees a and sends b (a GPU's copy engine runs beside its kernels). Otherwise
-/// each host vector is freed before the next buffer is made: a CPU backend's buffers are
-/// host memory too, and that order holds one vector less.
+/// A backend that queues work
+/// ([`BackendInfo::queues_work`](sluice_backend::BackendInfo::queues_work)) gets c's copy
+/// and a's coset transform queued before `a` is freed and `b` goes up, so the device
+/// transforms a while the host frees a and sends b (a GPU's copy engine runs beside its
+/// kernels). Otherwise each host vector is freed before the next buffer is made: a CPU
+/// backend's buffers are host memory too, and that order holds one vector less.
 pub fn compute_h<B: ComputeBackend>(
     backend: &B,
     a: HostVector,
@@ -311,7 +312,7 @@ impl HostInput {
         n: usize,
     ) -> Result<B::FrBuffer, BackendError> {
         match self {
-            HostInput::Full(v) => backend.upload_fr_padded(name, v, n),
+            HostInput::Full(v) => backend.upload_fr(name, v, n),
             HostInput::Compact { values, .. } => {
                 sluice_backend::compact::upload(backend, name, values, n)
             }
@@ -332,7 +333,7 @@ pub(crate) fn compute_h_then<B: ComputeBackend, T>(
     queued: impl FnOnce() -> Result<T, Groth16Error>,
 ) -> Result<(B::FrBuffer, T), Groth16Error> {
     let mut a_buf = a.upload(backend, "a", n)?;
-    let (b_buf, c_buf) = if backend.queues_work() {
+    let (b_buf, c_buf) = if backend.info().queues_work {
         // c = a b pointwise, from a copy of a made on the device (not a third upload).
         let mut c_buf = backend.copy_fr("c", &a_buf)?;
         backend.domain_to_coset(&mut a_buf)?;
@@ -359,7 +360,7 @@ pub(crate) fn compute_h_then<B: ComputeBackend, T>(
     // With queued work, b and c are released after `queued` has run (a release waits for
     // the kernels using the buffer); otherwise each goes once used, as a CPU backend's
     // buffers are host memory.
-    let keep = backend.queues_work();
+    let keep = backend.info().queues_work;
     backend.mul_assign(&mut a_buf, &b_buf)?;
     let b_buf = keep.then_some(b_buf);
     backend.sub_assign(&mut a_buf, &c_buf)?;
@@ -387,7 +388,7 @@ where
     let mut h_density = Density::full(n - 1);
     h_density.push(false);
     let bases = params.g1_bases(backend, G1Query::H)?;
-    Ok(backend.msm_g1_vartime(&bases, 0, Scalars::Owned(h), Some(&h_density))?)
+    Ok(backend.msm_vartime(&bases, 0, Scalars::Owned(h), Some(&h_density))?)
 }
 
 /// Proves a synthesized circuit with blinding `r`, `s`; returns the proof and what it held.
@@ -414,7 +415,7 @@ where
 pub fn b_g2_msm<B: ComputeBackend>(
     cs: &ProvingAssignment,
     backend: &B,
-    bases: &B::G2Bases,
+    bases: &B::Bases<G2Affine>,
 ) -> Result<G2Projective, Groth16Error> {
     b_g2_msm_batched(cs, backend, None, |range| {
         Ok((Bases::Resident(bases), range.start))
@@ -427,10 +428,12 @@ fn b_g2_msm_batched<'p, B: ComputeBackend + 'p>(
     cs: &ProvingAssignment,
     backend: &B,
     batch: Option<usize>,
-    mut bases_for: impl FnMut(Range<usize>) -> Result<(Bases<'p, B::G2Bases>, usize), Groth16Error>,
+    mut bases_for: impl FnMut(
+        Range<usize>,
+    ) -> Result<(Bases<'p, B::Bases<G2Affine>>, usize), Groth16Error>,
 ) -> Result<G2Projective, Groth16Error> {
-    let msm = |bases: &B::G2Bases, at, s: &[Fr], d: Option<&Density>| {
-        backend.msm_g2_vartime(bases, at, Scalars::Host(s), d)
+    let msm = |bases: &B::Bases<G2Affine>, at, s: &[Fr], d: Option<&Density>| {
+        backend.msm_vartime(bases, at, Scalars::Host(s), d)
     };
     let b_inputs_used = cs.b_input_density().count_ones();
     Ok(msm_batched_vartime(
@@ -493,7 +496,7 @@ where
     check_sizes(params, &cs, n)?;
     log::info!(
         "proof 2^{log_n} on {}: {} constraints, {} inputs, {} auxiliary; H {:?}, MSM batches {:?}",
-        backend.name(),
+        backend.info().name,
         cs.num_constraints(),
         cs.input_assignment().len(),
         cs.aux_assignment().len(),
@@ -521,7 +524,7 @@ where
             skip,
             batch,
             |range| params.g1_bases_range(backend, query, range),
-            |bases, at, s, d| backend.msm_g1_vartime(bases, at, Scalars::Host(s), d),
+            |bases, at, s, d| backend.msm_vartime(bases, at, Scalars::Host(s), d),
         )
     };
     // h's MSM over its first n - 1 coefficients (the top one is zero) from the host.
@@ -571,7 +574,7 @@ where
             // holds no more for it: h's MSM converts h in place instead of copying it.
             let (h, aux) = std::thread::scope(|scope| {
                 let queued = compute_h_then(backend, a, b, n, || {
-                    Ok((backend.queues_work() && h_vector_on_device)
+                    Ok((backend.info().queues_work && h_vector_on_device)
                         .then(|| scope.spawn(upload_aux)))
                 });
                 let (h_buf, upload) = match queued {
@@ -622,7 +625,7 @@ where
     let g1_aux = |query, skip, density| match &aux_buf {
         Some(buf) => {
             let bases = params.g1_bases(backend, query)?;
-            Ok(backend.msm_g1_vartime(&bases, skip, Scalars::Buffer(buf), density)?)
+            Ok(backend.msm_vartime(&bases, skip, Scalars::Buffer(buf), density)?)
         }
         None => g1(query, skip, HostScalars::Compact(aux), density, batch),
     };
@@ -646,8 +649,8 @@ where
         (None, Some(buf)) => {
             let bases = params.b_g2_bases(backend)?;
             let (inputs, aux) = (Scalars::Host(inputs), Scalars::Buffer(buf));
-            backend.msm_g2_vartime(&bases, 0, inputs, Some(cs.b_input_density()))?
-                + backend.msm_g2_vartime(&bases, b_inputs_used, aux, Some(cs.b_aux_density()))?
+            backend.msm_vartime(&bases, 0, inputs, Some(cs.b_input_density()))?
+                + backend.msm_vartime(&bases, b_inputs_used, aux, Some(cs.b_aux_density()))?
         }
         (None, None) => b_g2_msm_batched(&cs, backend, batch, |range| {
             params.b_g2_bases_range(backend, range)
@@ -802,7 +805,7 @@ mod tests {
         let points: Vec<_> = (0..45)
             .map(|_| (G1Projective::generator() * Fr::random(&mut rng)).to_affine())
             .collect();
-        let resident = backend.upload_g1_bases("q", &points).unwrap();
+        let resident = backend.upload_bases("q", &points).unwrap();
         // Small values among them, so the compact copy has codes and exceptions.
         let scalars: Vec<Fr> = (0..37)
             .map(|i| match i % 3 {
@@ -827,7 +830,7 @@ mod tests {
                 .sum();
             let d = masked.then_some(&density);
             let msm = |bases: &CpuBases<_>, at, s: &[Fr], d: Option<&Density>| {
-                backend.msm_g1_vartime(bases, at, Scalars::Host(s), d)
+                backend.msm_vartime(bases, at, Scalars::Host(s), d)
             };
             for batch in [None, Some(1), Some(5), Some(16), Some(37), Some(64)] {
                 let whole = msm_batched_vartime(
@@ -849,7 +852,7 @@ mod tests {
                     skip,
                     batch,
                     |range| {
-                        let b = backend.upload_g1_bases("batch", &points[range]).unwrap();
+                        let b = backend.upload_bases("batch", &points[range]).unwrap();
                         Ok((Bases::Uploaded(b), 0))
                     },
                     msm,
@@ -869,7 +872,7 @@ mod tests {
             None,
             |range| Ok((Bases::Resident(&resident), range.start)),
             |bases: &CpuBases<_>, at, s: &[Fr], d: Option<&Density>| {
-                backend.msm_g1_vartime(bases, at, Scalars::Host(s), d)
+                backend.msm_vartime(bases, at, Scalars::Host(s), d)
             },
         )
         .is_err());

@@ -88,9 +88,13 @@ pub trait ParameterInfo {
 /// What the prover takes parameters from.
 pub trait ParameterSource<B: ComputeBackend>: ParameterInfo {
     /// The bases of a G1 query, resident in `backend`.
-    fn g1_bases(&self, backend: &B, query: G1Query) -> Result<Bases<'_, B::G1Bases>, Groth16Error>;
+    fn g1_bases(
+        &self,
+        backend: &B,
+        query: G1Query,
+    ) -> Result<Bases<'_, B::Bases<G1Affine>>, Groth16Error>;
     /// The `b_g2` bases, resident in `backend`.
-    fn b_g2_bases(&self, backend: &B) -> Result<Bases<'_, B::G2Bases>, Groth16Error>;
+    fn b_g2_bases(&self, backend: &B) -> Result<Bases<'_, B::Bases<G2Affine>>, Groth16Error>;
 
     /// Bases holding points `range` of a G1 query, and the index of `range.start` in them:
     /// by default the whole query ([`g1_bases`](Self::g1_bases)) and `range.start`; host
@@ -101,7 +105,7 @@ pub trait ParameterSource<B: ComputeBackend>: ParameterInfo {
         backend: &B,
         query: G1Query,
         range: Range<usize>,
-    ) -> Result<(Bases<'_, B::G1Bases>, usize), Groth16Error> {
+    ) -> Result<(Bases<'_, B::Bases<G1Affine>>, usize), Groth16Error> {
         Ok((self.g1_bases(backend, query)?, range.start))
     }
 
@@ -110,7 +114,7 @@ pub trait ParameterSource<B: ComputeBackend>: ParameterInfo {
         &self,
         backend: &B,
         range: Range<usize>,
-    ) -> Result<(Bases<'_, B::G2Bases>, usize), Groth16Error> {
+    ) -> Result<(Bases<'_, B::Bases<G2Affine>>, usize), Groth16Error> {
         Ok((self.b_g2_bases(backend)?, range.start))
     }
 }
@@ -160,25 +164,29 @@ pub trait HostParameters: ParameterInfo {
 }
 
 impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
-    fn g1_bases(&self, backend: &B, query: G1Query) -> Result<Bases<'_, B::G1Bases>, Groth16Error> {
+    fn g1_bases(
+        &self,
+        backend: &B,
+        query: G1Query,
+    ) -> Result<Bases<'_, B::Bases<G1Affine>>, Groth16Error> {
         let points = self.g1_points(query)?;
         Ok(Bases::Uploaded(
-            backend.upload_g1_bases(query.name(), &points)?,
+            backend.upload_bases(query.name(), &points)?,
         ))
     }
-    fn b_g2_bases(&self, backend: &B) -> Result<Bases<'_, B::G2Bases>, Groth16Error> {
+    fn b_g2_bases(&self, backend: &B) -> Result<Bases<'_, B::Bases<G2Affine>>, Groth16Error> {
         let points = self.b_g2_points()?;
-        Ok(Bases::Uploaded(backend.upload_g2_bases("b_g2", &points)?))
+        Ok(Bases::Uploaded(backend.upload_bases("b_g2", &points)?))
     }
     fn g1_bases_range(
         &self,
         backend: &B,
         query: G1Query,
         range: Range<usize>,
-    ) -> Result<(Bases<'_, B::G1Bases>, usize), Groth16Error> {
+    ) -> Result<(Bases<'_, B::Bases<G1Affine>>, usize), Groth16Error> {
         let points = self.g1_points_range(query, range)?;
         Ok((
-            Bases::Uploaded(backend.upload_g1_bases(query.name(), &points)?),
+            Bases::Uploaded(backend.upload_bases(query.name(), &points)?),
             0,
         ))
     }
@@ -186,12 +194,9 @@ impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
         &self,
         backend: &B,
         range: Range<usize>,
-    ) -> Result<(Bases<'_, B::G2Bases>, usize), Groth16Error> {
+    ) -> Result<(Bases<'_, B::Bases<G2Affine>>, usize), Groth16Error> {
         let points = self.b_g2_points_range(range)?;
-        Ok((
-            Bases::Uploaded(backend.upload_g2_bases("b_g2", &points)?),
-            0,
-        ))
+        Ok((Bases::Uploaded(backend.upload_bases("b_g2", &points)?), 0))
     }
 }
 
@@ -400,8 +405,8 @@ impl HostParameters for MappedParameters {
 pub struct ResidentParameters<B: ComputeBackend> {
     vk: VerifyingKey,
     lengths: QueryLengths,
-    g1: [B::G1Bases; 4],
-    b_g2: B::G2Bases,
+    g1: [B::Bases<G1Affine>; 4],
+    b_g2: B::Bases<G2Affine>,
 }
 
 impl<B: ComputeBackend> ResidentParameters<B> {
@@ -410,8 +415,8 @@ impl<B: ComputeBackend> ResidentParameters<B> {
         source: &H,
         backend: &B,
     ) -> Result<Self, Groth16Error> {
-        let up = |q: G1Query| -> Result<B::G1Bases, Groth16Error> {
-            Ok(backend.upload_g1_bases(q.name(), &source.g1_points(q)?)?)
+        let up = |q: G1Query| -> Result<B::Bases<G1Affine>, Groth16Error> {
+            Ok(backend.upload_bases(q.name(), &source.g1_points(q)?)?)
         };
         Ok(ResidentParameters {
             vk: source.vk().clone(),
@@ -422,7 +427,7 @@ impl<B: ComputeBackend> ResidentParameters<B> {
                 up(G1Query::A)?,
                 up(G1Query::BG1)?,
             ],
-            b_g2: backend.upload_g2_bases("b_g2", &source.b_g2_points()?)?,
+            b_g2: backend.upload_bases("b_g2", &source.b_g2_points()?)?,
         })
     }
 }
@@ -437,10 +442,14 @@ impl<B: ComputeBackend> ParameterInfo for ResidentParameters<B> {
 }
 
 impl<B: ComputeBackend> ParameterSource<B> for ResidentParameters<B> {
-    fn g1_bases(&self, _: &B, query: G1Query) -> Result<Bases<'_, B::G1Bases>, Groth16Error> {
+    fn g1_bases(
+        &self,
+        _: &B,
+        query: G1Query,
+    ) -> Result<Bases<'_, B::Bases<G1Affine>>, Groth16Error> {
         Ok(Bases::Resident(&self.g1[query as usize]))
     }
-    fn b_g2_bases(&self, _: &B) -> Result<Bases<'_, B::G2Bases>, Groth16Error> {
+    fn b_g2_bases(&self, _: &B) -> Result<Bases<'_, B::Bases<G2Affine>>, Groth16Error> {
         Ok(Bases::Resident(&self.b_g2))
     }
 }

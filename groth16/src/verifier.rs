@@ -10,7 +10,6 @@ use group::prime::PrimeCurveAffine;
 use group::Curve;
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
-use sluice_backend::BackendError;
 use sluice_field::{Fr, G1Affine, G1Projective};
 
 use crate::pairing::{is_one, multi_miller_loop, to_blst, G2Lines};
@@ -135,9 +134,7 @@ impl InputBases {
                 };
                 Ok(G1Projective::from(out))
             }
-            InputBases::Plain(bases) => {
-                Ok(sluice_msm::msm_g1_vartime(bases, scalars, None).map_err(BackendError::from)?)
-            }
+            InputBases::Plain(bases) => Ok(sluice_msm::msm_g1_vartime(bases, scalars, None)?),
         }
     }
 }
@@ -232,7 +229,7 @@ pub fn verify_proofs_batch<R: RngCore + CryptoRng>(
     }
     let acc = pvk.inputs.combine(&combined)? + ic0.to_curve() * sum_r;
     let c_points: Vec<G1Affine> = proofs.iter().map(|p| p.c).collect();
-    let sum_c = sluice_msm::msm_g1_vartime(&c_points, &r, None).map_err(BackendError::from)?;
+    let sum_c = sluice_msm::msm_g1_vartime(&c_points, &r, None)?;
     let minus_alpha = -(pvk.vk.alpha_g1.to_curve() * sum_r);
     let mut g1 = vec![G1Affine::identity(); proofs.len() + 3];
     let scaled_a: Vec<G1Projective> = proofs

@@ -27,8 +27,6 @@ extern crate alloc;
 extern crate std;
 
 mod batch;
-mod curve;
-mod density;
 mod pippenger;
 mod sample;
 #[cfg(test)]
@@ -36,9 +34,11 @@ mod tests;
 
 use core::fmt;
 
-pub use curve::MsmCurve;
-pub use density::Density;
 pub use sample::random_points;
+/// The group operations Pippenger needs: sluice-field's [`CurveGroup`](sluice_field::CurveGroup)
+/// (kept under this name, where it was first defined).
+pub use sluice_field::CurveGroup as MsmCurve;
+pub use sluice_field::{Density, DensityError};
 use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 
 /// Errors of the MSM entry points.
@@ -106,6 +106,21 @@ impl fmt::Display for MsmError {
 
 #[cfg(feature = "std")]
 impl std::error::Error for MsmError {}
+
+impl From<DensityError> for MsmError {
+    fn from(e: DensityError) -> Self {
+        match e {
+            DensityError::IndexOutOfRange { index, len } => {
+                MsmError::IndexOutOfRange { index, len }
+            }
+            DensityError::LengthMismatch { expected, got } => MsmError::LengthMismatch {
+                what: "values (density length)",
+                expected,
+                got,
+            },
+        }
+    }
+}
 
 /// How buckets accumulate points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -24,7 +24,6 @@ use ff::PrimeField;
 use sluice_field::Fr;
 
 use crate::batch::{batch_add, tree_sum, Pt};
-use crate::density::set_bits;
 use crate::{Buckets, Density, MsmConfig, MsmCurve, MsmError};
 
 /// Smallest window: the carry-free digit recoding needs `c >= 4`.
@@ -168,8 +167,7 @@ fn prepare<C: MsmCurve>(
             }
         };
         match density {
-            // `start` is a multiple of 64: the range starts at a word.
-            Some(d) => set_bits(start, &d.words()[start / 64..end.div_ceil(64)]).for_each(visit),
+            Some(d) => d.positions_in(start..end).for_each(visit),
             None => (start..end).for_each(visit),
         }
         seg

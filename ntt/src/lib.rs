@@ -34,9 +34,11 @@ mod radix2;
 mod test_util;
 
 pub use domain::Domain;
+// Defined in sluice-field, which the backend trait shares with this crate.
 pub use error::NttError;
 pub use four_step::{four_step_intt, four_step_ntt, FourStepPlan};
 pub use ops::{bit_reverse_permute, distribute_powers};
+pub use sluice_field::NttOrder;
 
 use ff::PrimeField;
 
@@ -45,42 +47,6 @@ use ops::{
     scale,
 };
 use radix2::{bit_reversed_to_natural, natural_to_bit_reversed};
-
-/// The order of a transform's input and output.
-///
-/// "Bit-reversed" means index `p` holds element `bitrev(p)` of the natural-order vector, with
-/// `bitrev` reversing the low `log2(n)` bits. For the forward transforms the input is the
-/// coefficient vector and the output the evaluations; for the inverse ones, the reverse.
-/// Pairing a `NaturalToBitReversed` transform with a `BitReversedToNatural` one skips both
-/// permutations, which is the fast path for a transform, pointwise work, and the way back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum NttOrder {
-    /// Natural-order input, natural-order output (costs one bit-reversal pass).
-    NaturalToNatural,
-    /// Natural-order input, bit-reversed output.
-    NaturalToBitReversed,
-    /// Bit-reversed input, natural-order output.
-    BitReversedToNatural,
-}
-
-impl NttOrder {
-    /// All orders, for callers (and tests) that iterate over them.
-    pub const ALL: [NttOrder; 3] = [
-        Self::NaturalToNatural,
-        Self::NaturalToBitReversed,
-        Self::BitReversedToNatural,
-    ];
-
-    /// Whether the input is expected in bit-reversed order.
-    pub const fn input_bit_reversed(self) -> bool {
-        matches!(self, Self::BitReversedToNatural)
-    }
-
-    /// Whether the output is produced in bit-reversed order.
-    pub const fn output_bit_reversed(self) -> bool {
-        matches!(self, Self::NaturalToBitReversed)
-    }
-}
 
 /// Which way a transform goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

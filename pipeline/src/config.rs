@@ -53,7 +53,7 @@ impl Default for PipelineConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum G2Placement {
     /// On the device when the backend is an accelerator
-    /// ([`is_accelerator`](sluice_backend::ComputeBackend::is_accelerator)), else on the
+    /// ([`BackendInfo::accelerator`](sluice_backend::BackendInfo::accelerator)), else on the
     /// CPU: a GPU runs the G2 MSM many times faster than CPU cores shared with synthesis,
     /// which made the CPU placement the pipeline's bottleneck
     /// (BENCHMARKS.md#pipeline-and-residency).
@@ -67,7 +67,7 @@ pub enum G2Placement {
 }
 
 impl G2Placement {
-    /// Whether the MSM runs on the CPU for a backend that `is_accelerator` or not.
+    /// Whether the MSM runs on the CPU for a backend that is an accelerator or not.
     pub fn on_cpu(self, is_accelerator: bool) -> bool {
         match self {
             G2Placement::Auto => !is_accelerator,

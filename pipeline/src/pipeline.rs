@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use ff::Field;
 use rand_core::RngCore;
-use sluice_backend::{Allocation, ComputeBackend, HostBudget, MemoryKind, MemoryTracker, MsmGroup};
+use sluice_backend::{Allocation, ComputeBackend, HostBudget, MemoryKind, MemoryTracker};
 use sluice_backend_cpu::{CpuBackend, CpuBases};
-use sluice_field::{Fr, FrCompatible, G2Affine, G2Projective};
+use sluice_field::{Fr, FrCompatible, G1Affine, G2Affine, G2Projective};
 use sluice_groth16::{
     b_g2_msm, prove_assignment_with, Capacity, Circuit, Groth16Error, HostParameters, Proof,
     ProofReport, ProverConfig, ProvingAssignment, QueryLengths, ResidentParameters,
@@ -253,9 +253,9 @@ impl Pipeline {
             let bytes = backend.tracker().current(MemoryKind::Device) - before;
             params_device_bytes = params_device_bytes.max(bytes);
         }
-        let cpu_g2: Option<CpuG2> = if config.b_g2.on_cpu(first.is_accelerator()) {
+        let cpu_g2: Option<CpuG2> = if config.b_g2.on_cpu(first.info().accelerator) {
             let cpu = CpuBackend::new();
-            let bases = cpu.upload_g2_bases("b_g2", &params.b_g2_points()?)?;
+            let bases = cpu.upload_bases("b_g2", &params.b_g2_points()?)?;
             Some(Arc::new((cpu, bases)))
         } else {
             None
@@ -433,21 +433,21 @@ fn decode_bytes(lengths: &QueryLengths) -> u64 {
     DECODE_BATCH.min(lengths.l) as u64 * 32
 }
 
-/// Whether `backend` computes in host memory (the CPU backend, a CPU OpenCL device), so that
-/// its "device" budget is host memory too.
+/// Whether `backend` computes in host memory (the CPU backend, a CPU OpenCL device, a GPU
+/// sharing the host's memory), so that its "device" budget is host memory too.
 fn device_memory_is_host<B: ComputeBackend>(backend: &B) -> bool {
-    !backend.is_accelerator()
+    backend.info().host_memory_shared
 }
 
 /// The scratch of a partition's largest MSM on `backend` (b_g2's too when it runs there).
 fn msm_scratch_bytes<B: ComputeBackend>(backend: &B, q: &QueryLengths, b_g2_here: bool) -> u64 {
     let g1 = [q.h + 1, q.l, q.a, q.b_g1]
         .into_iter()
-        .map(|n| backend.msm_scratch_bytes(n, MsmGroup::G1))
+        .map(|n| backend.msm_scratch_bytes::<G1Affine>(n))
         .max()
         .unwrap_or(0);
     let g2 = match b_g2_here {
-        true => backend.msm_scratch_bytes(q.b_g2, MsmGroup::G2),
+        true => backend.msm_scratch_bytes::<G2Affine>(q.b_g2),
         false => 0,
     };
     g1.max(g2)

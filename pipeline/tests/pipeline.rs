@@ -63,7 +63,7 @@ fn params_device_bytes(params: &Parameters) -> u64 {
 /// Host bytes of the CPU copy of b_g2 (the pipeline's fixed host bytes).
 fn b_g2_bytes(params: &Parameters) -> u64 {
     let b = CpuBackend::new();
-    let _g2 = b.upload_g2_bases("b_g2", &params.b_g2).unwrap();
+    let _g2 = b.upload_bases("b_g2", &params.b_g2).unwrap();
     b.tracker().current(MemoryKind::Device)
 }
 

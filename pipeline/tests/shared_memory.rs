@@ -92,7 +92,7 @@ fn cpu_opencl_device_memory_comes_out_of_the_host_budget() {
         return;
     };
     // Only a device in host memory is in question here (CI's PoCL is one).
-    if probe.is_accelerator() {
+    if !probe.info().host_memory_shared {
         return;
     }
     device_memory_comes_out_of_the_host_budget(|| backend_or_skip(config.clone()).unwrap(), 96);

@@ -1,18 +1,22 @@
 //! A backend that runs two backends side by side and compares them after every operation,
 //! so a whole proof can run under it and the first divergence is caught where it happens.
 
+use std::sync::Arc;
+
 use ff::Field;
 use sluice_backend::{
-    BackendError, ComputeBackend, Density, Fr, G1Affine, G1Projective, G2Affine, G2Projective,
+    BackendError, BackendInfo, Buffer, ComputeBackend, CurveAffine, Density, Fr, HostAllocator,
     MemoryInfo, MemoryTracker, NttOrder, Scalars, Transform,
 };
 
 /// Runs every operation on `primary` and `secondary` and compares the results.
 ///
-/// Results come from the primary. On a divergence it **panics** with the operation, the
-/// buffer name and the first differing index: it is an assertion tool for tests, not a
-/// production backend.
+/// Results come from the primary, and so do the hints ([`BackendInfo`], memory, the host
+/// allocator): a prover plans and orders its work as it would on the primary alone. On a
+/// divergence it **panics** with the operation, the buffer name and the first differing
+/// index: it is an assertion tool for tests, not a production backend.
 pub struct Dual<P, S> {
+    info: BackendInfo,
     primary: P,
     secondary: S,
 }
@@ -24,21 +28,50 @@ pub struct DualFr<P: ComputeBackend, S: ComputeBackend> {
     secondary: S::FrBuffer,
 }
 
+impl<P: ComputeBackend, S: ComputeBackend> Buffer for DualFr<P, S> {
+    /// The primary's length, which must be the secondary's.
+    fn len(&self) -> usize {
+        agree_len(&self.name, self.primary.len(), self.secondary.len())
+    }
+}
+
 /// Bases resident in both backends.
 pub struct DualBases<PB, SB> {
+    name: String,
     primary: PB,
     secondary: SB,
+}
+
+impl<PB: Buffer, SB: Buffer> Buffer for DualBases<PB, SB> {
+    /// The primary's length, which must be the secondary's.
+    fn len(&self) -> usize {
+        agree_len(&self.name, self.primary.len(), self.secondary.len())
+    }
+}
+
+/// `p`, after asserting that the secondary's length `s` of buffer `name` is the same.
+fn agree_len(name: &str, p: usize, s: usize) -> usize {
+    assert_eq!(p, s, "dual backend divergence in the length of `{name}`");
+    p
 }
 
 impl<P: ComputeBackend, S: ComputeBackend> Dual<P, S> {
     /// Pairs two backends; `primary` supplies results, `secondary` is the reference.
     pub fn new(primary: P, secondary: S) -> Self {
-        Dual { primary, secondary }
+        let info = BackendInfo {
+            name: format!("dual({}, {})", primary.info().name, secondary.info().name),
+            ..primary.info().clone()
+        };
+        Dual {
+            info,
+            primary,
+            secondary,
+        }
     }
 
     /// Both buffers' full contents must agree.
     fn compare(&self, op: &str, buf: &DualFr<P, S>) -> Result<(), BackendError> {
-        let len = self.primary.fr_len(&buf.primary);
+        let len = buf.len();
         let (mut p, mut s) = (vec![Fr::ZERO; len], vec![Fr::ZERO; len]);
         self.primary.read_fr(&buf.primary, 0, &mut p)?;
         self.secondary.read_fr(&buf.secondary, 0, &mut s)?;
@@ -46,8 +79,8 @@ impl<P: ComputeBackend, S: ComputeBackend> Dual<P, S> {
             panic!(
                 "dual backend divergence after {op} on `{}` ({} vs {}): first at index {i} of {len}: {:?} vs {:?}",
                 buf.name,
-                self.primary.name(),
-                self.secondary.name(),
+                self.primary.info().name,
+                self.secondary.info().name,
                 p[i],
                 s[i]
             );
@@ -60,8 +93,8 @@ impl<P: ComputeBackend, S: ComputeBackend> Dual<P, S> {
             p,
             s,
             "dual backend divergence in {op} ({} vs {})",
-            self.primary.name(),
-            self.secondary.name()
+            self.primary.info().name,
+            self.secondary.info().name
         );
         p
     }
@@ -69,11 +102,10 @@ impl<P: ComputeBackend, S: ComputeBackend> Dual<P, S> {
 
 impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
     type FrBuffer = DualFr<P, S>;
-    type G1Bases = DualBases<P::G1Bases, S::G1Bases>;
-    type G2Bases = DualBases<P::G2Bases, S::G2Bases>;
+    type Bases<A: CurveAffine> = DualBases<P::Bases<A>, S::Bases<A>>;
 
-    fn name(&self) -> String {
-        format!("dual({}, {})", self.primary.name(), self.secondary.name())
+    fn info(&self) -> &BackendInfo {
+        &self.info
     }
 
     fn tracker(&self) -> &MemoryTracker {
@@ -89,6 +121,14 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
         self.primary.memory_info()
     }
 
+    fn msm_scratch_bytes<A: CurveAffine>(&self, scalars: usize) -> u64 {
+        self.primary.msm_scratch_bytes::<A>(scalars)
+    }
+
+    fn host_allocator(&self) -> Option<Arc<dyn HostAllocator>> {
+        self.primary.host_allocator()
+    }
+
     fn alloc_fr(&self, name: &str, len: usize) -> Result<Self::FrBuffer, BackendError> {
         let buf = DualFr {
             name: name.to_owned(),
@@ -99,11 +139,16 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
         Ok(buf)
     }
 
-    fn upload_fr(&self, name: &str, data: &[Fr]) -> Result<Self::FrBuffer, BackendError> {
+    fn upload_fr(
+        &self,
+        name: &str,
+        data: &[Fr],
+        len: usize,
+    ) -> Result<Self::FrBuffer, BackendError> {
         let buf = DualFr {
             name: name.to_owned(),
-            primary: self.primary.upload_fr(name, data)?,
-            secondary: self.secondary.upload_fr(name, data)?,
+            primary: self.primary.upload_fr(name, data, len)?,
+            secondary: self.secondary.upload_fr(name, data, len)?,
         };
         self.compare("upload_fr", &buf)?;
         Ok(buf)
@@ -141,14 +186,6 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
         self.secondary.read_fr(&buf.secondary, offset, &mut other)?;
         self.agree("read_fr", &*out, &other[..]);
         Ok(())
-    }
-
-    fn fr_len(&self, buf: &Self::FrBuffer) -> usize {
-        self.agree(
-            "fr_len",
-            self.primary.fr_len(&buf.primary),
-            self.secondary.fr_len(&buf.secondary),
-        )
     }
 
     fn transform(
@@ -228,76 +265,31 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
         self.compare("segment_powers", buf)
     }
 
-    fn upload_g1_bases(
+    fn upload_bases<A: CurveAffine>(
         &self,
         name: &str,
-        bases: &[G1Affine],
-    ) -> Result<Self::G1Bases, BackendError> {
+        bases: &[A],
+    ) -> Result<Self::Bases<A>, BackendError> {
         Ok(DualBases {
-            primary: self.primary.upload_g1_bases(name, bases)?,
-            secondary: self.secondary.upload_g1_bases(name, bases)?,
+            name: name.to_owned(),
+            primary: self.primary.upload_bases(name, bases)?,
+            secondary: self.secondary.upload_bases(name, bases)?,
         })
     }
 
-    fn upload_g2_bases(
+    fn msm_vartime<A: CurveAffine>(
         &self,
-        name: &str,
-        bases: &[G2Affine],
-    ) -> Result<Self::G2Bases, BackendError> {
-        Ok(DualBases {
-            primary: self.primary.upload_g2_bases(name, bases)?,
-            secondary: self.secondary.upload_g2_bases(name, bases)?,
-        })
-    }
-
-    fn g1_len(&self, bases: &Self::G1Bases) -> usize {
-        self.agree(
-            "g1_len",
-            self.primary.g1_len(&bases.primary),
-            self.secondary.g1_len(&bases.secondary),
-        )
-    }
-
-    fn g2_len(&self, bases: &Self::G2Bases) -> usize {
-        self.agree(
-            "g2_len",
-            self.primary.g2_len(&bases.primary),
-            self.secondary.g2_len(&bases.secondary),
-        )
-    }
-
-    fn msm_g1_vartime(
-        &self,
-        bases: &Self::G1Bases,
+        bases: &Self::Bases<A>,
         skip: usize,
         scalars: Scalars<'_, Self>,
         density: Option<&Density>,
-    ) -> Result<G1Projective, BackendError> {
+    ) -> Result<A::Group, BackendError> {
         let (p, s) = split(scalars);
-        let a = self
-            .primary
-            .msm_g1_vartime(&bases.primary, skip, p, density)?;
+        let a = self.primary.msm_vartime(&bases.primary, skip, p, density)?;
         let b = self
             .secondary
-            .msm_g1_vartime(&bases.secondary, skip, s, density)?;
-        Ok(self.agree("msm_g1_vartime", a, b))
-    }
-
-    fn msm_g2_vartime(
-        &self,
-        bases: &Self::G2Bases,
-        skip: usize,
-        scalars: Scalars<'_, Self>,
-        density: Option<&Density>,
-    ) -> Result<G2Projective, BackendError> {
-        let (p, s) = split(scalars);
-        let a = self
-            .primary
-            .msm_g2_vartime(&bases.primary, skip, p, density)?;
-        let b = self
-            .secondary
-            .msm_g2_vartime(&bases.secondary, skip, s, density)?;
-        Ok(self.agree("msm_g2_vartime", a, b))
+            .msm_vartime(&bases.secondary, skip, s, density)?;
+        Ok(self.agree(&format!("{:?} msm of `{}`", A::KIND, bases.name), a, b))
     }
 }
 

@@ -5,10 +5,11 @@
 use ff::Field;
 use group::Curve;
 use rand_chacha::ChaCha20Rng;
+use rand_core::RngCore;
 use rand_core::SeedableRng;
-use sluice_backend::{ComputeBackend, Density, NttOrder, Scalars, Transform};
-use sluice_field::{Fr, G1Projective, G2Projective};
-use sluice_msm::MsmCurve;
+use sluice_backend::{Buffer, ComputeBackend, CurveAffine, Density, NttOrder, Scalars, Transform};
+use sluice_backend_cpu::transform_on_host;
+use sluice_field::{Fr, G1Affine, G2Affine};
 use sluice_ntt::Domain;
 
 /// Sizes the suite runs at. Small by default (PoCL in CI); `SLUICE_DIFF_LARGE=1` selects the
@@ -76,7 +77,7 @@ fn random_fr(n: usize, rng: &mut ChaCha20Rng) -> Vec<Fr> {
 }
 
 fn download<B: ComputeBackend>(b: &B, buf: &B::FrBuffer) -> Vec<Fr> {
-    let mut out = vec![Fr::ZERO; b.fr_len(buf)];
+    let mut out = vec![Fr::ZERO; buf.len()];
     b.read_fr(buf, 0, &mut out).expect("read_fr");
     out
 }
@@ -91,10 +92,8 @@ pub fn ntt_family<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64)
         for transform in Transform::ALL {
             for order in NttOrder::ALL {
                 let mut expect = input.clone();
-                transform
-                    .apply_on_host(&domain, &mut expect, order)
-                    .unwrap();
-                let mut buf = backend.upload_fr("ntt input", &input).unwrap();
+                transform_on_host(&domain, &mut expect, transform, order).unwrap();
+                let mut buf = backend.upload_fr("ntt input", &input, input.len()).unwrap();
                 backend
                     .transform(&mut buf, transform, order)
                     .unwrap_or_else(|e| {
@@ -104,7 +103,7 @@ pub fn ntt_family<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64)
                 assert!(
                     got == expect,
                     "{transform:?} {order:?} at 2^{log} differs from sluice-ntt on {} (seed {seed:#x})",
-                    backend.name()
+                    backend.info().name
                 );
             }
         }
@@ -114,33 +113,39 @@ pub fn ntt_family<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64)
             (Transform::Intt, NttOrder::NaturalToBitReversed),
             (Transform::CosetNtt, NttOrder::BitReversedToNatural),
         ] {
-            transform
-                .apply_on_host(&domain, &mut expect, order)
-                .unwrap();
+            transform_on_host(&domain, &mut expect, transform, order).unwrap();
         }
-        let mut buf = backend.upload_fr("to coset", &input).unwrap();
+        let mut buf = backend.upload_fr("to coset", &input, input.len()).unwrap();
         backend.domain_to_coset(&mut buf).unwrap();
         assert!(
             download(backend, &buf) == expect,
             "domain_to_coset at 2^{log} differs on {} (seed {seed:#x})",
-            backend.name()
+            backend.info().name
         );
         let factor = Fr::random(&mut rng);
         let mut expect = input.clone();
-        Transform::CosetIntt
-            .apply_on_host(&domain, &mut expect, NttOrder::NaturalToNatural)
-            .unwrap();
+        transform_on_host(
+            &domain,
+            &mut expect,
+            Transform::CosetIntt,
+            NttOrder::NaturalToNatural,
+        )
+        .unwrap();
         expect.iter_mut().for_each(|x| *x *= factor);
-        let mut buf = backend.upload_fr("scaled coset intt", &input).unwrap();
+        let mut buf = backend
+            .upload_fr("scaled coset intt", &input, input.len())
+            .unwrap();
         backend.coset_intt_scaled(&mut buf, factor).unwrap();
         assert!(
             download(backend, &buf) == expect,
             "coset_intt_scaled at 2^{log} differs on {} (seed {seed:#x})",
-            backend.name()
+            backend.info().name
         );
 
         // Round trips through the backend alone.
-        let mut buf = backend.upload_fr("round trip", &input).unwrap();
+        let mut buf = backend
+            .upload_fr("round trip", &input, input.len())
+            .unwrap();
         let nat = NttOrder::NaturalToNatural;
         backend
             .transform(&mut buf, Transform::CosetNtt, nat)
@@ -157,16 +162,16 @@ pub fn ntt_family<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64)
         assert!(
             download(backend, &buf) == input,
             "round trip at 2^{log} on {} (seed {seed:#x})",
-            backend.name()
+            backend.info().name
         );
-        let mut shifted = backend.upload_fr("coset", &input).unwrap();
+        let mut shifted = backend.upload_fr("coset", &input, input.len()).unwrap();
         backend
             .distribute_powers(&mut shifted, domain.coset_shift())
             .unwrap();
         backend
             .transform(&mut shifted, Transform::Ntt, nat)
             .unwrap();
-        let mut coset = backend.upload_fr("coset", &input).unwrap();
+        let mut coset = backend.upload_fr("coset", &input, input.len()).unwrap();
         backend
             .transform(&mut coset, Transform::CosetNtt, nat)
             .unwrap();
@@ -179,20 +184,20 @@ pub fn ntt_family<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64)
         let domain = Domain::<Fr>::new(log).unwrap();
         let input = random_fr(1 << log, &mut rng);
         let order = NttOrder::NaturalToNatural;
-        let mut buf = backend.upload_fr("large ntt", &input).unwrap();
+        let mut buf = backend.upload_fr("large ntt", &input, input.len()).unwrap();
         backend.transform(&mut buf, Transform::Ntt, order).unwrap();
         let mut expect = input.clone();
         sluice_ntt::ntt(&domain, &mut expect, order).unwrap();
         assert!(
             download(backend, &buf) == expect,
             "NTT at 2^{log} differs from sluice-ntt on {} (seed {seed:#x})",
-            backend.name()
+            backend.info().name
         );
         backend.transform(&mut buf, Transform::Intt, order).unwrap();
         assert!(
             download(backend, &buf) == input,
             "round trip at 2^{log} on {} (seed {seed:#x})",
-            backend.name()
+            backend.info().name
         );
     }
     // A domain of 2^33 is beyond the field; an odd length is not a domain at all.
@@ -222,9 +227,9 @@ pub fn segments<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
             ] {
                 let mut expect = input.clone();
                 for chunk in expect.chunks_mut(segment) {
-                    transform.apply_on_host(&domain, chunk, order).unwrap();
+                    transform_on_host(&domain, chunk, transform, order).unwrap();
                 }
-                let mut buf = backend.upload_fr("segments", &input).unwrap();
+                let mut buf = backend.upload_fr("segments", &input, input.len()).unwrap();
                 backend
                     .transform_segments(&mut buf, segment, transform, order)
                     .unwrap();
@@ -240,7 +245,7 @@ pub fn segments<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
                 sluice_ntt::distribute_powers(chunk, g);
                 g *= ratio;
             }
-            let mut buf = backend.upload_fr("segments", &input).unwrap();
+            let mut buf = backend.upload_fr("segments", &input, input.len()).unwrap();
             backend
                 .segment_powers(&mut buf, segment, base, ratio)
                 .unwrap();
@@ -249,7 +254,7 @@ pub fn segments<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
                 "segment_powers in segments of 2^{seg_log} of 2^{log} (seed {seed:#x})"
             );
         }
-        let mut buf = backend.upload_fr("segments", &input).unwrap();
+        let mut buf = backend.upload_fr("segments", &input, input.len()).unwrap();
         assert!(backend
             .transform_segments(&mut buf, 3, Transform::Ntt, NttOrder::NaturalToNatural)
             .is_err());
@@ -268,8 +273,8 @@ pub fn pointwise<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) 
     for &n in &sizes.pointwise {
         let (a, b) = (random_fr(n, &mut rng), random_fr(n, &mut rng));
         let (s, g) = (Fr::random(&mut rng), Fr::random(&mut rng));
-        let bb = backend.upload_fr("b", &b).unwrap();
-        let mut x = backend.upload_fr("a", &a).unwrap();
+        let bb = backend.upload_fr("b", &b, b.len()).unwrap();
+        let mut x = backend.upload_fr("a", &a, a.len()).unwrap();
         backend.mul_assign(&mut x, &bb).unwrap();
         let expect: Vec<Fr> = a.iter().zip(&b).map(|(x, y)| *x * y).collect();
         assert!(
@@ -349,91 +354,81 @@ fn scalar_mixes(n: usize, rng: &mut ChaCha20Rng) -> Vec<(&'static str, Vec<Fr>)>
 }
 
 /// Distinct random bases plus the awkward ones: duplicates, P and -P, the identity.
-fn awkward_bases<G>(n: usize, rng: &mut ChaCha20Rng) -> Vec<G::Affine>
-where
-    G: MsmCurve
-        + Curve<AffineRepr = <G as MsmCurve>::Affine, Scalar = Fr>
-        + From<<G as MsmCurve>::Affine>,
-    G::Affine: Default,
-{
-    let mut bases = sluice_msm::random_points::<G>(n, rng);
+fn awkward_bases<A: CurveAffine>(n: usize, rng: &mut ChaCha20Rng) -> Vec<A> {
+    let mut bases = sluice_msm::random_points::<A::Group>(n, rng);
     if n >= 4 {
         bases[1] = bases[0];
-        bases[2] = (-G::from(bases[0])).to_affine();
-        bases[3] = <G as MsmCurve>::identity().to_affine();
+        bases[2] = (-A::Group::from(bases[0])).to_affine();
+        bases[3] = A::default();
     }
     bases
 }
 
-macro_rules! msm_check {
-    ($name:ident, $proj:ty, $upload:ident, $msm:ident, $reference:path, $field:ident) => {
-        /// MSM against the host Pippenger (sluice-msm) for every size and scalar mix, with
-        /// and without a density mask, scalars from the host and from a backend buffer,
-        /// and resident bases shared through `skip`.
-        pub fn $name<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
-            let mut rng = rng(seed);
-            for &n in &sizes.$field {
-                let bases = awkward_bases::<$proj>(n + 2, &mut rng);
-                let resident = backend.$upload("bases", &bases).unwrap();
-                for (mix, scalars) in scalar_mixes(n, &mut rng) {
-                    let expect = $reference(&bases[2..], &scalars, None).unwrap();
-                    let got = backend
-                        .$msm(&resident, 2, Scalars::Host(&scalars), None)
-                        .unwrap_or_else(|e| panic!("{mix} n={n}: {e} (seed {seed:#x})"));
-                    assert_eq!(
-                        got,
-                        expect,
-                        "{mix} scalars, n={n} on {} (seed {seed:#x})",
-                        backend.name()
-                    );
-                    let buf = backend.upload_fr("scalars", &scalars).unwrap();
-                    let got = backend
-                        .$msm(&resident, 2, Scalars::Buffer(&buf), None)
-                        .unwrap();
-                    assert_eq!(
-                        got, expect,
-                        "{mix} scalars from a buffer, n={n} (seed {seed:#x})"
-                    );
-                }
-                // Density: a random half of n variables used; bases dense over them.
-                let mut density = Density::new(n);
-                for i in 0..n {
-                    density.set(i, rng.next_u32() % 2 == 0).unwrap();
-                }
-                let used = density.count_ones();
-                let scalars = random_fr(n, &mut rng);
-                let expect = $reference(&bases[..used], &scalars, Some(&density)).unwrap();
-                let got = backend
-                    .$msm(&resident, 0, Scalars::Host(&scalars), Some(&density))
-                    .unwrap();
-                assert_eq!(got, expect, "density ({used} of {n} used) (seed {seed:#x})");
-                // Too few bases after skip is an error, not a panic.
-                assert!(backend
-                    .$msm(&resident, 3, Scalars::Host(&vec![Fr::ONE; n]), None)
-                    .is_err());
-            }
+/// MSM over group `A` against the host Pippenger (sluice-msm) for every size in `ns` and
+/// every scalar mix, with and without a density mask, scalars from the host and from a
+/// backend buffer, and resident bases shared through `skip`.
+fn msm_matches_host<A: CurveAffine, B: ComputeBackend>(backend: &B, ns: &[usize], seed: u64) {
+    let reference = sluice_msm::msm_vartime::<A::Group>;
+    let mut rng = rng(seed);
+    for &n in ns {
+        let bases = awkward_bases::<A>(n + 2, &mut rng);
+        let resident = backend.upload_bases("bases", &bases).unwrap();
+        for (mix, scalars) in scalar_mixes(n, &mut rng) {
+            let expect = reference(&bases[2..], &scalars, None).unwrap();
+            let got = backend
+                .msm_vartime(&resident, 2, Scalars::Host(&scalars), None)
+                .unwrap_or_else(|e| panic!("{mix} n={n}: {e} (seed {seed:#x})"));
+            assert_eq!(
+                got,
+                expect,
+                "{:?} {mix} scalars, n={n} on {} (seed {seed:#x})",
+                A::KIND,
+                backend.info().name
+            );
+            let buf = backend.upload_fr("scalars", &scalars, n).unwrap();
+            let got = backend
+                .msm_vartime(&resident, 2, Scalars::Buffer(&buf), None)
+                .unwrap();
+            assert_eq!(
+                got,
+                expect,
+                "{:?} {mix} scalars from a buffer, n={n} (seed {seed:#x})",
+                A::KIND
+            );
         }
-    };
+        // Density: a random half of n variables used; bases dense over them.
+        let mut density = Density::new(n);
+        for i in 0..n {
+            density.set(i, rng.next_u32() % 2 == 0).unwrap();
+        }
+        let used = density.count_ones();
+        let scalars = random_fr(n, &mut rng);
+        let expect = reference(&bases[..used], &scalars, Some(&density)).unwrap();
+        let got = backend
+            .msm_vartime(&resident, 0, Scalars::Host(&scalars), Some(&density))
+            .unwrap();
+        assert_eq!(
+            got,
+            expect,
+            "{:?} density ({used} of {n} used) (seed {seed:#x})",
+            A::KIND
+        );
+        // Too few bases after skip is an error, not a panic.
+        assert!(backend
+            .msm_vartime(&resident, 3, Scalars::Host(&vec![Fr::ONE; n]), None)
+            .is_err());
+    }
 }
 
-use rand_core::RngCore;
+/// [`msm_matches_host`] over G1 at the sizes of [`SuiteSizes::msm_g1_vartime`].
+pub fn msm_g1_vartime<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
+    msm_matches_host::<G1Affine, B>(backend, &sizes.msm_g1_vartime, seed);
+}
 
-msm_check!(
-    msm_g1_vartime,
-    G1Projective,
-    upload_g1_bases,
-    msm_g1_vartime,
-    sluice_msm::msm_g1_vartime,
-    msm_g1_vartime
-);
-msm_check!(
-    msm_g2_vartime,
-    G2Projective,
-    upload_g2_bases,
-    msm_g2_vartime,
-    sluice_msm::msm_g2_vartime,
-    msm_g2_vartime
-);
+/// [`msm_matches_host`] over G2 at the sizes of [`SuiteSizes::msm_g2_vartime`].
+pub fn msm_g2_vartime<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
+    msm_matches_host::<G2Affine, B>(backend, &sizes.msm_g2_vartime, seed);
+}
 
 /// A whole Groth16 proof on `backend`: with the same blinding it must equal, byte for
 /// byte, the CPU backend's proof, and it must verify. The backend's assignment is
@@ -460,10 +455,15 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
         cs.a().as_raw().is_some_and(|v| v.is_lent()),
         backend.host_allocator().is_some(),
         "{} lends host memory but the assignment is not in it (seed {seed:#x})",
-        backend.name()
+        backend.info().name
     );
     let got = prove_assignment(cs, &params, r, s, backend)
-        .unwrap_or_else(|e| panic!("proof on {} failed: {e} (seed {seed:#x})", backend.name()))
+        .unwrap_or_else(|e| {
+            panic!(
+                "proof on {} failed: {e} (seed {seed:#x})",
+                backend.info().name
+            )
+        })
         .0;
     let cpu = sluice_backend_cpu::CpuBackend::new();
     let cs = ProvingAssignment::synthesize(circuit.clone()).unwrap();
@@ -472,13 +472,13 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
         got.to_bytes(),
         want.to_bytes(),
         "proof on {} differs from the CPU backend's (seed {seed:#x})",
-        backend.name()
+        backend.info().name
     );
     let pvk = prepare_verifying_key(&params.vk);
     assert!(
         verify_proof(&pvk, &got, &MimcLike::public_inputs(x, circuit.rounds)).unwrap(),
         "proof on {} does not verify (seed {seed:#x})",
-        backend.name()
+        backend.info().name
     );
 }
 
@@ -525,7 +525,7 @@ pub fn compact_proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64)
             got.to_bytes(),
             want.to_bytes(),
             "{what}: the compact proof on {} differs from the raw one on the CPU",
-            backend.name()
+            backend.info().name
         );
     }
     let mut rng = rng(seed);

@@ -1,8 +1,8 @@
 //! The differential suite on the CPU backend, against the host references.
 
 use sluice_backend::{
-    BackendError, ComputeBackend, Density, Fr, G1Affine, G1Projective, G2Affine, G2Projective,
-    MemoryInfo, MemoryTracker, NttOrder, Scalars, Transform,
+    BackendError, BackendInfo, ComputeBackend, CurveAffine, Density, Fr, MemoryInfo, MemoryTracker,
+    NttOrder, Scalars, Transform,
 };
 use sluice_backend_cpu::{CpuBackend, CpuBases, CpuFrBuffer};
 use sluice_tests::suite::{self, SuiteSizes};
@@ -21,11 +21,7 @@ fn segments() {
 /// override them, against the same references.
 #[test]
 fn segments_default_impls() {
-    suite::segments(
-        &DefaultImpls(CpuBackend::new()),
-        &SuiteSizes::from_env(),
-        0x5345_4702,
-    );
+    suite::segments(&DefaultImpls::new(), &SuiteSizes::from_env(), 0x5345_4702);
 }
 
 /// Compact partitions, decoded into the CPU backend's buffers, prove byte for byte what raw
@@ -46,11 +42,7 @@ fn pointwise() {
 
 #[test]
 fn pointwise_default_impls() {
-    suite::pointwise(
-        &DefaultImpls(CpuBackend::new()),
-        &SuiteSizes::from_env(),
-        0x504f_4902,
-    );
+    suite::pointwise(&DefaultImpls::new(), &SuiteSizes::from_env(), 0x504f_4902);
 }
 
 #[test]
@@ -63,16 +55,25 @@ fn msm_g2_vartime() {
     suite::msm_g2_vartime(&CpuBackend::new(), &SuiteSizes::from_env(), 0x4732_0001);
 }
 
-/// The CPU backend with the trait's default `transform_segments`, `segment_powers` and
-/// `copy_fr`.
-struct DefaultImpls(CpuBackend);
+/// The CPU backend with the trait's default `copy_fr` and `transform_segments`, which the
+/// CPU backend overrides (it runs the other defaults itself).
+struct DefaultImpls(CpuBackend, BackendInfo);
+
+impl DefaultImpls {
+    fn new() -> Self {
+        let info = BackendInfo {
+            name: "cpu with the trait's default ops".into(),
+            ..BackendInfo::default()
+        };
+        DefaultImpls(CpuBackend::new(), info)
+    }
+}
 
 impl ComputeBackend for DefaultImpls {
     type FrBuffer = CpuFrBuffer;
-    type G1Bases = CpuBases<G1Affine>;
-    type G2Bases = CpuBases<G2Affine>;
-    fn name(&self) -> String {
-        "cpu with the trait's default ops".into()
+    type Bases<A: CurveAffine> = CpuBases<A>;
+    fn info(&self) -> &BackendInfo {
+        &self.1
     }
     fn tracker(&self) -> &MemoryTracker {
         self.0.tracker()
@@ -80,20 +81,14 @@ impl ComputeBackend for DefaultImpls {
     fn memory_info(&self) -> Result<MemoryInfo, BackendError> {
         self.0.memory_info()
     }
-    fn alloc_fr(&self, name: &str, len: usize) -> Result<CpuFrBuffer, BackendError> {
-        self.0.alloc_fr(name, len)
-    }
-    fn upload_fr(&self, name: &str, data: &[Fr]) -> Result<CpuFrBuffer, BackendError> {
-        self.0.upload_fr(name, data)
+    fn upload_fr(&self, name: &str, data: &[Fr], len: usize) -> Result<CpuFrBuffer, BackendError> {
+        self.0.upload_fr(name, data, len)
     }
     fn write_fr(&self, b: &mut CpuFrBuffer, o: usize, d: &[Fr]) -> Result<(), BackendError> {
         self.0.write_fr(b, o, d)
     }
     fn read_fr(&self, b: &CpuFrBuffer, o: usize, out: &mut [Fr]) -> Result<(), BackendError> {
         self.0.read_fr(b, o, out)
-    }
-    fn fr_len(&self, b: &CpuFrBuffer) -> usize {
-        self.0.fr_len(b)
     }
     fn transform(
         &self,
@@ -112,37 +107,25 @@ impl ComputeBackend for DefaultImpls {
     fn scale(&self, a: &mut CpuFrBuffer, s: Fr) -> Result<(), BackendError> {
         self.0.scale(a, s)
     }
-    fn distribute_powers(&self, a: &mut CpuFrBuffer, g: Fr) -> Result<(), BackendError> {
-        self.0.distribute_powers(a, g)
-    }
-    fn upload_g1_bases(&self, n: &str, b: &[G1Affine]) -> Result<Self::G1Bases, BackendError> {
-        self.0.upload_g1_bases(n, b)
-    }
-    fn upload_g2_bases(&self, n: &str, b: &[G2Affine]) -> Result<Self::G2Bases, BackendError> {
-        self.0.upload_g2_bases(n, b)
-    }
-    fn g1_len(&self, b: &Self::G1Bases) -> usize {
-        self.0.g1_len(b)
-    }
-    fn g2_len(&self, b: &Self::G2Bases) -> usize {
-        self.0.g2_len(b)
-    }
-    fn msm_g1_vartime(
+    fn segment_powers(
         &self,
-        _: &Self::G1Bases,
+        b: &mut CpuFrBuffer,
+        segment: usize,
+        base: Fr,
+        ratio: Fr,
+    ) -> Result<(), BackendError> {
+        self.0.segment_powers(b, segment, base, ratio)
+    }
+    fn upload_bases<A: CurveAffine>(&self, n: &str, b: &[A]) -> Result<CpuBases<A>, BackendError> {
+        self.0.upload_bases(n, b)
+    }
+    fn msm_vartime<A: CurveAffine>(
+        &self,
+        _: &CpuBases<A>,
         _: usize,
         _: Scalars<'_, Self>,
         _: Option<&Density>,
-    ) -> Result<G1Projective, BackendError> {
-        Err(BackendError::Unsupported("not needed by this test".into()))
-    }
-    fn msm_g2_vartime(
-        &self,
-        _: &Self::G2Bases,
-        _: usize,
-        _: Scalars<'_, Self>,
-        _: Option<&Density>,
-    ) -> Result<G2Projective, BackendError> {
+    ) -> Result<A::Group, BackendError> {
         Err(BackendError::Unsupported("not needed by this test".into()))
     }
 }

@@ -3,8 +3,10 @@
 //! - `cargo xtask test`: the whole test suite (installs the OpenCL loader and PoCL first
 //!   where it runs as root; otherwise names the one command to run).
 //! - `cargo xtask bench`: the main job — see `cargo xtask bench --help`.
+//! - `cargo xtask check-layout`: the source layout's rules (see `layout.rs`).
 
 mod bundle;
+mod layout;
 mod opencl_setup;
 
 use std::process::{Command, ExitCode};
@@ -17,6 +19,9 @@ commands:
   test     run the whole test suite (release mode), OpenCL tests on the platform found
   bundle   build release binaries and a run script for the GPU machine into target/device/
   record   print a bench run's results.json as BENCHMARKS.md rows (see `record --help`)
+  check-layout [DIR]
+           check the source layout: backend-opencl files of at most 800 lines and no import
+           loops, the environment read only in `from_env` functions, BENCHMARKS.md < 40 KB
   help     print this message
 ";
 
@@ -26,6 +31,7 @@ fn main() -> ExitCode {
         Some("test") => run_tests(&args[1..]),
         Some("bench") => run_bench(&args[1..]),
         Some("bundle") => bundle::bundle().map(drop),
+        Some("check-layout") => layout::run(&args[1..]),
         Some("record") => run(Command::new(cargo())
             .args(["run", "--quiet", "--release", "-p", "sluice-bench", "--"])
             .args(&args)),

@@ -578,7 +578,7 @@ pub fn write_on_host<B: crate::ComputeBackend + ?Sized>(
     offset: usize,
     data: &CompactVec,
 ) -> Result<(), crate::BackendError> {
-    crate::check_range("write_compact", backend.fr_len(buf), offset, data.len())?;
+    crate::check_range("write_compact", crate::Buffer::len(buf), offset, data.len())?;
     let mut decoded = Vec::new();
     for (at, piece) in data.pieces(0..data.len()) {
         match piece {
@@ -602,7 +602,7 @@ pub fn upload<B: crate::ComputeBackend + ?Sized>(
 ) -> Result<B::FrBuffer, crate::BackendError> {
     crate::check_range("upload_compact", len, 0, data.len())?;
     if let Some(raw) = data.as_raw() {
-        return backend.upload_fr_padded(name, raw, len);
+        return backend.upload_fr(name, raw, len);
     }
     let mut buf = backend.alloc_fr(name, len)?;
     write_on_host(backend, &mut buf, 0, data)?;

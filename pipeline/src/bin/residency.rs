@@ -320,11 +320,12 @@ fn run_opencl(o: &Options) -> Result<(), String> {
         .map(|d| d.index)
         .collect();
     eprintln!("residency: OpenCL devices {chosen:?}");
+    let config = OpenClConfig::from_env().map_err(|e| e.to_string())?;
     let on = |index: usize, tracker: MemoryTracker| {
         OpenClBackend::new(OpenClConfig {
             devices: DeviceSelector::Index(index),
             tracker: Some(tracker),
-            ..OpenClConfig::default()
+            ..config.clone()
         })
         .map_err(e)
     };

@@ -1,9 +1,47 @@
 //! Which variables an MSM uses: a bitmap over all variables (bellperson's density tracker).
+//!
+//! It lives here, below the MSM and the backends, because the prover builds it, the backend
+//! trait takes it and both MSMs read it.
 
 use alloc::vec::Vec;
+use core::fmt;
 use core::ops::Range;
 
-use crate::MsmError;
+/// Errors of [`Density`]'s checked accessors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DensityError {
+    /// An index past the end of the density.
+    IndexOutOfRange {
+        /// The index given.
+        index: usize,
+        /// The density's length.
+        len: usize,
+    },
+    /// Values to gather that do not cover exactly the density's variables.
+    LengthMismatch {
+        /// The density's length.
+        expected: usize,
+        /// The number of values given.
+        got: usize,
+    },
+}
+
+impl fmt::Display for DensityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DensityError::IndexOutOfRange { index, len } => {
+                write!(f, "density index {index} out of range (length {len})")
+            }
+            DensityError::LengthMismatch { expected, got } => write!(
+                f,
+                "{got} values to gather over a density of {expected} variables"
+            ),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for DensityError {}
 
 /// A bitmap over variables: bit `i` is set iff variable `i` is used by the MSM.
 ///
@@ -53,10 +91,10 @@ impl Density {
 
     /// Marks variable `index` as used or unused.
     ///
-    /// Returns [`MsmError::IndexOutOfRange`] if `index >= self.len()`.
-    pub fn set(&mut self, index: usize, used: bool) -> Result<(), MsmError> {
+    /// Returns [`DensityError::IndexOutOfRange`] if `index >= self.len()`.
+    pub fn set(&mut self, index: usize, used: bool) -> Result<(), DensityError> {
         if index >= self.len {
-            return Err(MsmError::IndexOutOfRange {
+            return Err(DensityError::IndexOutOfRange {
                 index,
                 len: self.len,
             });
@@ -168,14 +206,13 @@ impl Density {
 
     /// `values[i]` for every used position `i`, in order (see [`Density::map_used`]).
     ///
-    /// Returns [`MsmError::LengthMismatch`] unless `values` covers exactly the density.
+    /// Returns [`DensityError::LengthMismatch`] unless `values` covers exactly the density.
     pub fn gather<T: Copy + Default + Send + Sync>(
         &self,
         values: &[T],
-    ) -> Result<Vec<T>, MsmError> {
+    ) -> Result<Vec<T>, DensityError> {
         if values.len() != self.len {
-            return Err(MsmError::LengthMismatch {
-                what: "values (density length)",
+            return Err(DensityError::LengthMismatch {
                 expected: self.len,
                 got: values.len(),
             });
@@ -191,7 +228,7 @@ impl Density {
 }
 
 /// The positions of the set bits of `words`, the first word's bit 0 being position `first`.
-pub(crate) fn set_bits(first: usize, words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+fn set_bits(first: usize, words: &[u64]) -> impl Iterator<Item = usize> + '_ {
     words.iter().enumerate().flat_map(move |(j, &word)| {
         let mut w = word;
         core::iter::from_fn(move || {
@@ -233,7 +270,7 @@ mod tests {
         assert!(d.get(1) && !d.get(0));
         assert_eq!(
             d.set(200, true),
-            Err(MsmError::IndexOutOfRange {
+            Err(DensityError::IndexOutOfRange {
                 index: 200,
                 len: 200
             })
@@ -261,8 +298,7 @@ mod tests {
         let d = Density::full(10);
         assert_eq!(
             d.gather(&[0u8; 9]),
-            Err(MsmError::LengthMismatch {
-                what: "values (density length)",
+            Err(DensityError::LengthMismatch {
                 expected: 10,
                 got: 9
             })
