@@ -71,8 +71,9 @@ impl Packed {
 }
 
 impl FrOps<'_> {
-    /// Writes values `range` of `data` at element `offset` of `dst` (on this device). `fresh`: no queued command uses `dst` yet, so raw data goes up on the
-    /// transfer queue ([`DeviceCtx::write_fresh`]); the codes' temporaries always do.
+    /// Writes values `range` of `data` at element `offset` of `dst` (on this device).
+    /// `fresh`: no queued command uses `dst` yet, so raw data goes up on the transfer queue
+    /// ([`DeviceCtx::write_fresh`]); the codes' temporaries always do.
     pub(crate) fn write_compact_into(
         &self,
         dst: &Chunked,
@@ -131,9 +132,9 @@ impl FrOps<'_> {
         first: usize,
         len: usize,
     ) -> Result<(), BackendError> {
-        let (codes, _codes_tracked) =
-            ctx.temp(self.tracker, "compact codes", packed.codes.len())?;
-        ctx.write_fresh(&codes, 0, &packed.codes)?;
+        let words = &packed.codes[..len.div_ceil(4)];
+        let (codes, _codes_tracked) = ctx.temp(self.tracker, "compact codes", words.len())?;
+        ctx.write_fresh(&codes, 0, words)?;
         ctx.kernel(ProgramKind::Fr, "fr_expand_codes")?
             .mem(out)?
             .mem(&codes)?

@@ -36,8 +36,6 @@
 
 mod capture;
 mod chunked;
-// Wired into `ComputeBackend::write_compact` once the slimmer trait lands.
-#[allow(dead_code)]
 mod compact;
 mod context;
 mod device;
@@ -62,8 +60,8 @@ use std::ffi::OsString;
 use std::sync::Arc;
 
 use sluice_backend::{
-    check_range, BackendError, BackendInfo, Buffer, ComputeBackend, CurveAffine, Density,
-    MemoryInfo, MemoryTracker, NttOrder, Scalars, Transform,
+    check_range, BackendError, BackendInfo, Buffer, CompactVec, ComputeBackend, CurveAffine,
+    Density, MemoryInfo, MemoryTracker, NttOrder, Scalars, Transform,
 };
 use sluice_field::Fr;
 
@@ -399,6 +397,28 @@ impl ComputeBackend for OpenClBackend {
         let ctx = self.primary();
         let data = Chunked::upload(ctx, 0, &self.tracker, name, len, 8, as_words(values))?;
         Ok(OpenClFrBuffer { data })
+    }
+
+    /// Raw vectors go up as [`upload_fr`](ComputeBackend::upload_fr) sends them; compact
+    /// ones as their code bytes and exceptions, expanded by two kernels on the device.
+    fn upload_compact(
+        &self,
+        name: &str,
+        data: &CompactVec,
+        len: usize,
+    ) -> Result<OpenClFrBuffer, BackendError> {
+        check_range("upload_compact", len, 0, data.len())?;
+        if let Some(raw) = data.as_raw() {
+            return self.upload_fr(name, raw, len);
+        }
+        let ctx = self.primary();
+        let buf = Chunked::alloc(ctx, 0, &self.tracker, name, len, 8)?;
+        self.fr_ops()
+            .write_compact_into(&buf, 0, data, 0..data.len(), true)?;
+        buf.each_range(data.len(), len - data.len(), |chunk, at, _, n| {
+            ctx.fill_zero_at(&buf.chunks[chunk], at * 8, n * 8)
+        })?;
+        Ok(OpenClFrBuffer { data: buf })
     }
 
     fn copy_fr(&self, name: &str, src: &OpenClFrBuffer) -> Result<OpenClFrBuffer, BackendError> {

@@ -176,6 +176,20 @@ pub trait ComputeBackend: Send + Sync {
         len: usize,
     ) -> Result<Self::FrBuffer, BackendError>;
 
+    /// A buffer of `len` scalars holding the values of `data` (`data.len() <= len`), then
+    /// zeros: how a compactly stored assignment ([`CompactVec`]) reaches the backend, which
+    /// expands it where it computes. The default decodes it a page at a time on the host
+    /// and writes each ([`compact::upload_on_host`]); a GPU backend sends the code bytes
+    /// and expands them on the device.
+    fn upload_compact(
+        &self,
+        name: &str,
+        data: &CompactVec,
+        len: usize,
+    ) -> Result<Self::FrBuffer, BackendError> {
+        compact::upload_on_host(self, name, data, len)
+    }
+
     /// A zero-filled buffer of `len` scalars: [`upload_fr`](Self::upload_fr) of no data by
     /// default.
     fn alloc_fr(&self, name: &str, len: usize) -> Result<Self::FrBuffer, BackendError> {

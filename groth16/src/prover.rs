@@ -313,9 +313,7 @@ impl HostInput {
     ) -> Result<B::FrBuffer, BackendError> {
         match self {
             HostInput::Full(v) => backend.upload_fr(name, v, n),
-            HostInput::Compact { values, .. } => {
-                sluice_backend::compact::upload(backend, name, values, n)
-            }
+            HostInput::Compact { values, .. } => backend.upload_compact(name, values, n),
         }
     }
 }
@@ -552,12 +550,7 @@ where
     let aux = cs.aux_assignment();
     let upload_aux = || -> Result<Option<B::FrBuffer>, Groth16Error> {
         match aux.len() <= n && !aux.is_empty() {
-            true => Ok(Some(sluice_backend::compact::upload(
-                backend,
-                "aux",
-                aux,
-                aux.len(),
-            )?)),
+            true => Ok(Some(backend.upload_compact("aux", aux, aux.len())?)),
             false => Ok(None),
         }
     };

@@ -593,8 +593,10 @@ pub fn write_on_host<B: crate::ComputeBackend + ?Sized>(
     Ok(())
 }
 
-/// A new buffer of `len` scalars (`len >= data.len()`) holding `data`'s values, then zeros.
-pub fn upload<B: crate::ComputeBackend + ?Sized>(
+/// A new buffer of `len` scalars (`len >= data.len()`) holding `data`'s values, then zeros,
+/// decoded on the host ([`write_on_host`]): the default of
+/// [`ComputeBackend::upload_compact`](crate::ComputeBackend::upload_compact).
+pub fn upload_on_host<B: crate::ComputeBackend + ?Sized>(
     backend: &B,
     name: &str,
     data: &CompactVec,
