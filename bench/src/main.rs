@@ -7,6 +7,7 @@
 //! so they are not verified; the demo proof run first is.
 
 mod bar;
+mod c2;
 mod options;
 #[cfg(feature = "compare")]
 mod peers;
@@ -90,7 +91,14 @@ fn run(opts: &Options) -> Result<(), String> {
     if wants("cpu") {
         let first = std::mem::take(&mut first_pending);
         let cpu = CpuBackend::new();
-        ladder(&cpu, "cpu", opts, first, &mut rows)?;
+        ladder(
+            &cpu,
+            &|| Ok(CpuBackend::new()),
+            "cpu",
+            opts,
+            first,
+            &mut rows,
+        )?;
         backends_run.push("cpu");
         devices.push(format!("cpu: {}", cpu.info().name));
     }
@@ -104,7 +112,8 @@ fn run(opts: &Options) -> Result<(), String> {
         match opencl_backend(opts, label == shifted) {
             Ok(gpu) => {
                 let first = std::mem::take(&mut first_pending);
-                ladder(&gpu, label, opts, first, &mut rows)?;
+                let make = || opencl_backend(opts, label == shifted);
+                ladder(&gpu, &make, label, opts, first, &mut rows)?;
                 if let Some(profile) = gpu.profile_report() {
                     eprint!("  profile of {label} since the last report:\n{profile}");
                 }
@@ -140,6 +149,10 @@ fn run(opts: &Options) -> Result<(), String> {
     let plots = report::write_plots(&opts.out_dir, &rows)
         .map_err(|e| format!("cannot write plots: {e}"))?;
     println!("\n{}", report::table(&rows, &backends_run));
+    let pipelines = report::pipeline_table(&rows);
+    if !pipelines.is_empty() {
+        println!("{pipelines}");
+    }
     println!("results: {}", json.display());
     for p in plots {
         println!("plot:    {}", p.display());
@@ -152,8 +165,9 @@ fn run(opts: &Options) -> Result<(), String> {
 /// ladder only, labelled [`HOST`]), each followed by its peers in the `first` ladder
 /// under `--compare` (back to back, so both see the same load of a noisy machine);
 /// failures of the ladder (errors or panics) become rows and the run goes on.
-fn ladder<B: Profiled>(
+fn ladder<B: Profiled + 'static>(
     backend: &B,
+    make: &dyn Fn() -> Result<B, String>,
     label: &str,
     opts: &Options,
     first: bool,
@@ -175,6 +189,17 @@ fn ladder<B: Profiled>(
     for &op in &ops {
         for log in opts.sizes_for(op) {
             done += 1;
+            if op == Op::C2 {
+                // A pipeline owns its backends: a fresh one of the same kind runs it.
+                for circuit in opts.circuits_for(true) {
+                    let name = c2::op_name(circuit);
+                    start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
+                    rows.push(whole_row(&name, label, log, || {
+                        c2::measure(make, label, log, circuit, opts)
+                    }));
+                }
+                continue;
+            }
             if op.on_host() {
                 start_row(format!(
                     "[{done}/{total}] {HOST} {} 2^{log} ... ",
@@ -280,6 +305,26 @@ fn row(
     row
 }
 
+/// [`row`] for an op that makes its whole row (c2).
+fn whole_row(op: &str, label: &str, log: u32, f: impl FnOnce() -> Result<Row, String>) -> Row {
+    let start = Instant::now();
+    let row = match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(row)) => row,
+        Ok(Err(e)) => Row::failed(op, label, log, e),
+        Err(panic) => Row::failed(op, label, log, panic_message(&panic)),
+    };
+    bar::row_ended();
+    let whole = start.elapsed().as_secs_f64();
+    match &row.outcome {
+        report::Outcome::Measured { median_s, .. } => eprintln!(
+            "{} per proof (row {whole:.1} s in all)",
+            report::format_seconds(*median_s)
+        ),
+        report::Outcome::Failed { error } => eprintln!("failed: {error} (row {whole:.1} s)"),
+    }
+    row
+}
+
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
     let msg = panic
         .downcast_ref::<String>()
@@ -347,6 +392,7 @@ fn measure<B: Profiled>(
         Op::Verify | Op::VerifyBatch => {
             return Err(format!("{} runs on the host (host_op)", op.name()))
         }
+        Op::C2 => return Err("c2 makes its own rows (c2::measure)".into()),
         Op::Ntt => {
             let mut out = vec![Fr::ZERO; n];
             let times = if uploads {

@@ -19,6 +19,11 @@ pub enum Op {
     /// domain of 2^k, benchmark parameters resident: issue 8's partition figure. Not in the
     /// default op list (`--ops partition`).
     Partition,
+    /// A C2-shaped job through the partition pipeline: `--partitions` partitions per proof
+    /// of a boolean-heavy circuit (`--circuit`) filling a domain of 2^k, `--proofs` proofs
+    /// back to back; the row's times are the steady-state seconds per proof, with the
+    /// pipeline's memory figures beside them. Not in the default op list (`--ops c2`).
+    C2,
     /// Verification of one proof with 2^k public inputs (a real setup), on the host.
     Verify,
     /// Batch verification of 2^k proofs with 4 public inputs each, on the host.
@@ -27,12 +32,13 @@ pub enum Op {
 
 impl Op {
     /// Every operation, in the order they run.
-    pub const ALL: [Op; 7] = [
+    pub const ALL: [Op; 8] = [
         Op::Ntt,
         Op::MsmG1,
         Op::MsmG2,
         Op::Proof,
         Op::Partition,
+        Op::C2,
         Op::Verify,
         Op::VerifyBatch,
     ];
@@ -61,6 +67,7 @@ impl Op {
             Op::MsmG2 => "msm-g2",
             Op::Proof => "proof",
             Op::Partition => "partition",
+            Op::C2 => "c2",
             Op::Verify => "verify",
             Op::VerifyBatch => "verify-batch",
         }
@@ -74,6 +81,7 @@ impl Op {
             Op::MsmG2 => vec![10, 12, 14],
             Op::Proof => vec![10, 12, 14],
             Op::Partition => vec![10, 12, 14],
+            Op::C2 => vec![12],
             Op::Verify => vec![1, 4, 8],
             Op::VerifyBatch => vec![2, 4, 6],
         }
@@ -84,6 +92,59 @@ impl Op {
             .into_iter()
             .find(|op| op.name() == s)
             .ok_or_else(|| format!("unknown op `{s}` (expected one of {})", names(&Op::ALL)))
+    }
+}
+
+/// The circuit of the proof and c2 rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CircuitKind {
+    /// [`MimcLike`](sluice_groth16::demo::MimcLike): dense values.
+    Mimc,
+    /// [`BitDecomposition`](sluice_groth16::demo::BitDecomposition): 64 bits a word.
+    Bits,
+    /// [`Sha256Preimage`](sluice_groth16::demo::Sha256Preimage), from `bellpepper`'s gadgets.
+    Sha256,
+}
+
+impl CircuitKind {
+    /// The name on the command line and in the rows' labels.
+    pub fn name(self) -> &'static str {
+        match self {
+            CircuitKind::Mimc => "mimc",
+            CircuitKind::Bits => "bits",
+            CircuitKind::Sha256 => "sha256",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Self, String> {
+        [CircuitKind::Mimc, CircuitKind::Bits, CircuitKind::Sha256]
+            .into_iter()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| format!("unknown circuit `{s}` (expected mimc, bits or sha256)"))
+    }
+}
+
+/// What a c2 row runs (see [`Op::C2`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct C2Options {
+    /// Partitions per proof.
+    pub partitions: usize,
+    /// Proofs submitted back to back.
+    pub proofs: usize,
+    /// Partition workers asked for; `None`: one per core.
+    pub workers: Option<usize>,
+    /// The host budget in GiB; `None`: the machine's available memory less headroom.
+    pub host_budget_gib: Option<f64>,
+}
+
+impl Default for C2Options {
+    fn default() -> Self {
+        C2Options {
+            partitions: 10,
+            proofs: 2,
+            workers: None,
+            host_budget_gib: None,
+        }
     }
 }
 
@@ -118,6 +179,11 @@ pub struct Options {
     pub compare: bool,
     /// Only these peers, by name (`--peers`); `None` runs every peer of an op.
     pub peers: Option<Vec<String>>,
+    /// The circuits of the proof and c2 rows (`--circuit`); `None`: MiMC for proof rows,
+    /// the bit decomposition for c2.
+    pub circuits: Option<Vec<CircuitKind>>,
+    /// The c2 job's shape.
+    pub c2: C2Options,
 }
 
 /// The OpenCL backends `--backends` names: plain, and with shifted MSM bases.
@@ -146,6 +212,13 @@ usage: cargo xtask bench [options]
   --compare         also measure the peers: arkworks, blst, bellperson (needs the runner's
                     `compare` feature)
   --peers LIST      with --compare, only these peers, e.g. bellperson-gpu (default: all)
+  --circuit LIST    circuits of the proof and c2 rows: mimc, bits, sha256 (bellpepper's
+                    SHA-256 gadget) (default: mimc for proof, bits for c2)
+  --ops c2          a C2-shaped job through the partition pipeline (not in the default ops):
+    --partitions P  partitions per proof (default: 10)
+    --proofs Q      proofs back to back; the row's time is the steady state (default: 2)
+    --workers N     partition workers asked for (default: one per core)
+    --host-budget-gib G  host budget (default: available memory less 10%)
   -h, --help        this message
 ";
 
@@ -165,6 +238,8 @@ impl Options {
             uploads: false,
             compare: false,
             peers: None,
+            circuits: None,
+            c2: C2Options::default(),
         };
         let mut it = args.iter();
         while let Some(flag) = it.next() {
@@ -215,6 +290,25 @@ impl Options {
                 "--out" => opts.out_dir = PathBuf::from(value()?),
                 "--peers" => opts.peers = Some(list(&value()?).map(str::to_owned).collect()),
                 "--uploads" => opts.uploads = true,
+                "--circuit" => {
+                    opts.circuits = Some(
+                        list(&value()?)
+                            .map(CircuitKind::parse)
+                            .collect::<Result<_, _>>()?,
+                    )
+                }
+                "--partitions" => opts.c2.partitions = positive(&value()?, flag)?,
+                "--proofs" => opts.c2.proofs = positive(&value()?, flag)?,
+                "--workers" => opts.c2.workers = Some(positive(&value()?, flag)?),
+                "--host-budget-gib" => {
+                    opts.c2.host_budget_gib = Some(
+                        value()?
+                            .parse()
+                            .ok()
+                            .filter(|g: &f64| g.is_finite() && *g > 0.0)
+                            .ok_or("--host-budget-gib needs a positive number")?,
+                    )
+                }
                 "--demo" => {
                     opts.demo_log = match value()?.as_str() {
                         "off" => None,
@@ -240,6 +334,14 @@ impl Options {
         Ok(opts)
     }
 
+    /// The circuits proof rows (c2 rows: `c2`) run.
+    pub fn circuits_for(&self, c2: bool) -> Vec<CircuitKind> {
+        self.circuits.clone().unwrap_or_else(|| match c2 {
+            true => vec![CircuitKind::Bits],
+            false => vec![CircuitKind::Mimc],
+        })
+    }
+
     /// The log2 sizes to run `op` at.
     pub fn sizes_for(&self, op: Op) -> Vec<u32> {
         self.op_sizes
@@ -250,6 +352,14 @@ impl Options {
             .or_else(|| self.sizes.clone())
             .unwrap_or_else(|| op.default_sizes())
     }
+}
+
+/// A positive integer for `flag`.
+fn positive(v: &str, flag: &str) -> Result<usize, String> {
+    v.parse()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{flag} needs a positive integer"))
 }
 
 fn list(s: &str) -> impl Iterator<Item = &str> {
@@ -312,6 +422,40 @@ mod tests {
         assert_eq!(o.peers, None);
         let o = parse(&["--compare", "--peers", "bellperson-gpu, blst"]).unwrap();
         assert_eq!(o.peers, Some(vec!["bellperson-gpu".into(), "blst".into()]));
+        assert_eq!(o.circuits_for(false), vec![CircuitKind::Mimc]);
+        assert_eq!(o.circuits_for(true), vec![CircuitKind::Bits]);
+        let o = parse(&[
+            "--ops",
+            "c2",
+            "--sizes",
+            "c2=16",
+            "--circuit",
+            "bits,sha256",
+            "--partitions",
+            "3",
+            "--proofs",
+            "4",
+            "--workers",
+            "16",
+            "--host-budget-gib",
+            "24",
+        ])
+        .unwrap();
+        assert_eq!(o.ops, vec![Op::C2]);
+        assert_eq!(o.sizes_for(Op::C2), vec![16]);
+        assert_eq!(
+            o.circuits_for(true),
+            vec![CircuitKind::Bits, CircuitKind::Sha256]
+        );
+        assert_eq!(
+            o.c2,
+            C2Options {
+                partitions: 3,
+                proofs: 4,
+                workers: Some(16),
+                host_budget_gib: Some(24.0),
+            }
+        );
     }
 
     #[test]
@@ -328,6 +472,9 @@ mod tests {
             &["--frobnicate"],
             &["--reps"],
             &["--peers"],
+            &["--circuit", "keccak"],
+            &["--partitions", "0"],
+            &["--host-budget-gib", "-1"],
         ] {
             assert!(parse(bad).is_err(), "{bad:?} should be refused");
         }

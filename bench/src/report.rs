@@ -17,6 +17,37 @@ pub struct Row {
     pub log_size: u32,
     /// The outcome: timings, or why there are none.
     pub outcome: Outcome,
+    /// A c2 row's pipeline figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<PipelineFigures>,
+}
+
+/// What a c2 row measured of the partition pipeline besides its time per proof.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PipelineFigures {
+    /// Partitions per proof.
+    pub partitions: usize,
+    /// Proofs run back to back.
+    pub proofs: usize,
+    /// Partition workers asked for.
+    pub workers_asked: usize,
+    /// Peak partitions synthesizing at once: the workers the host budget admitted.
+    pub workers_admitted: usize,
+    /// The host budget, in bytes.
+    pub host_budget_bytes: u64,
+    /// Host bytes a synthesized partition held while it waited for its device (a, b, the
+    /// witness and the bitmaps), the largest over the run, in vectors (n x 32 bytes).
+    pub waiting_partition_vectors: f64,
+    /// The same, the mean over the run's partitions.
+    pub waiting_partition_mean_vectors: f64,
+    /// Peak bytes the host budget counted for all partitions together.
+    pub host_reserved_peak_bytes: u64,
+    /// Device busy time over the run's wall time, per device.
+    pub device_busy: Vec<f64>,
+    /// Peak resident set size of the process sampled during the run (every 50 ms).
+    pub peak_rss_bytes: Option<u64>,
+    /// Seconds from the first submission to the end of each proof.
+    pub proof_ends_s: Vec<f64>,
 }
 
 /// Timings of a row, or the error that stopped it.
@@ -70,6 +101,7 @@ impl Row {
                 peak_backend_bytes,
                 peak_in_vectors: peak_backend_bytes.map(|b| b as f64 / (n * 32.0)),
             },
+            pipeline: None,
         }
     }
 
@@ -80,6 +112,7 @@ impl Row {
             implementation: implementation.to_owned(),
             log_size,
             outcome: Outcome::Failed { error },
+            pipeline: None,
         }
     }
 
@@ -152,6 +185,55 @@ fn format_rate(r: f64) -> String {
     } else {
         format!("{:.1} k/s", r / 1e3)
     }
+}
+
+/// The c2 rows' pipeline figures, a line each (empty without c2 rows).
+pub fn pipeline_table(rows: &[Row]) -> String {
+    let mut out = String::new();
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    for row in rows {
+        let (Some(p), Outcome::Measured { median_s, .. }) = (&row.pipeline, &row.outcome) else {
+            continue;
+        };
+        if out.is_empty() {
+            let _ = writeln!(
+                out,
+                "{:<10} {:<10} {:>5} {:>9} {:>14} {:>17} {:>10} {:>10} {:>18}",
+                "c2 op",
+                "impl",
+                "log2",
+                "workers",
+                "s per proof",
+                "waiting (vectors)",
+                "device",
+                "budget",
+                "peak RSS (GiB)"
+            );
+        }
+        let busy: Vec<String> = p
+            .device_busy
+            .iter()
+            .map(|b| format!("{:.0}%", b * 100.0))
+            .collect();
+        let _ = writeln!(
+            out,
+            "{:<10} {:<10} {:>5} {:>9} {:>14} {:>17} {:>10} {:>10} {:>18}",
+            row.op,
+            row.implementation,
+            row.log_size,
+            format!("{}/{}", p.workers_admitted, p.workers_asked),
+            format!("{median_s:.2} ({}x{})", p.proofs, p.partitions),
+            format!(
+                "{:.3} ({:.3})",
+                p.waiting_partition_vectors, p.waiting_partition_mean_vectors
+            ),
+            busy.join(","),
+            format!("{:.1} GiB", gib(p.host_budget_bytes)),
+            p.peak_rss_bytes
+                .map_or("-".to_owned(), |b| format!("{:.2}", gib(b))),
+        );
+    }
+    out
 }
 
 /// The table printed at the end of a run. Rows of sluice backends get a `vs <peer>` ratio

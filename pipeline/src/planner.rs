@@ -121,6 +121,8 @@ pub struct MemoryPlan {
     pub worst_case_partitions: usize,
     /// How H runs.
     pub h_mode: HMode,
+    /// The host budget planned with, in bytes.
+    pub host_budget_bytes: u64,
     /// The most host bytes one partition holds (its values unknown): the budget's reserve.
     pub partition_host_bytes: u64,
     /// Host bytes held regardless of partitions: the fixed input; when streaming, one
@@ -238,6 +240,7 @@ impl MemoryPlan {
             workers,
             worst_case_partitions,
             h_mode,
+            host_budget_bytes: input.host_budget,
             partition_host_bytes: per,
             fixed_host_bytes,
             partition_device_bytes,

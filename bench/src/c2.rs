@@ -1,0 +1,238 @@
+//! The c2 row: a C2-shaped job through the partition pipeline. P partitions per proof of a
+//! boolean-heavy circuit, Q proofs submitted back to back, workers and budgets from the
+//! machine unless given. The row's times are the intervals between proof ends after the
+//! first (the steady state; with one proof, its whole time), and beside them what the
+//! pipeline held: admitted workers, host bytes per waiting partition, device busy and the
+//! process's peak resident set sampled during the run.
+//!
+//! The parameters are benchmark parameters (the circuit's shape, no trapdoor), made and
+//! uploaded before the clock starts and dropped from the host once resident, so the proofs
+//! are not verified here (the test suite verifies pipeline proofs).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use sluice_backend::ComputeBackend;
+use sluice_field::Fr;
+use sluice_groth16::demo::{BitDecomposition, Sha256Preimage};
+use sluice_groth16::{generate_benchmark_parameters, Circuit, CircuitShape, ProvingAssignment};
+use sluice_pipeline::{Pipeline, PipelineConfig};
+
+use crate::bar;
+use crate::options::{CircuitKind, Options};
+use crate::report::{PipelineFigures, Row};
+
+/// The row's op name: `c2` for the bit decomposition, `c2-<circuit>` otherwise.
+pub fn op_name(circuit: CircuitKind) -> String {
+    match circuit {
+        CircuitKind::Bits => "c2".to_owned(),
+        other => format!("c2-{}", other.name()),
+    }
+}
+
+/// Runs the c2 job at 2^log on a backend `make` builds (the pipeline owns its backends).
+pub fn measure<B: ComputeBackend + 'static>(
+    make: &dyn Fn() -> Result<B, String>,
+    label: &str,
+    log: u32,
+    circuit: CircuitKind,
+    opts: &Options,
+) -> Result<Row, String> {
+    match circuit {
+        CircuitKind::Bits => run(make, label, log, circuit, opts, |seed| {
+            BitDecomposition::<Fr>::filling_domain(log, Some(seed))
+        }),
+        CircuitKind::Sha256 => run(make, label, log, circuit, opts, |seed| {
+            Sha256Preimage::<Fr>::filling_domain(log, Some(seed))
+        }),
+        CircuitKind::Mimc => Err("c2 runs boolean-heavy circuits: bits or sha256".into()),
+    }
+}
+
+fn run<B, C>(
+    make: &dyn Fn() -> Result<B, String>,
+    label: &str,
+    log: u32,
+    circuit: CircuitKind,
+    opts: &Options,
+    partition: impl Fn(u64) -> C,
+) -> Result<Row, String>
+where
+    B: ComputeBackend + 'static,
+    C: Circuit<Fr> + Send + 'static,
+{
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let c2 = &opts.c2;
+    let mut rng = ChaCha20Rng::seed_from_u64(opts.seed ^ 0xc2 ^ (u64::from(log) << 32));
+    // Set-up, untimed: one synthesis for the shape, then the parameters.
+    let clock = Instant::now();
+    let cs = ProvingAssignment::synthesize(partition(opts.seed)).map_err(|x| e(&x))?;
+    let shape = CircuitShape::of(&cs);
+    drop(cs);
+    let synthesized = clock.elapsed();
+    let params = generate_benchmark_parameters(&shape, &mut rng).map_err(|x| e(&x))?;
+    let made = clock.elapsed();
+    let defaults = PipelineConfig::default();
+    let config = PipelineConfig {
+        workers: c2.workers.unwrap_or(defaults.workers),
+        host_budget_bytes: c2.host_budget_gib.map(|g| (g * (1u64 << 30) as f64) as u64),
+        ..defaults
+    }
+    .with_env_overrides()
+    .map_err(|x| e(&x))?;
+    let pipeline = Pipeline::new(&params, vec![make()?], &config).map_err(|x| e(&x))?;
+    drop(params);
+    let plan = *pipeline.plan();
+    let vector = (pipeline.domain_size() * 32) as f64;
+    bar::note(format!(
+        "  {} 2^{log} set-up (untimed): synthesis {:.1} s, parameters {:.1} s, upload {:.1} s; \
+         plan {plan:?}\n",
+        op_name(circuit),
+        synthesized.as_secs_f64(),
+        (made - synthesized).as_secs_f64(),
+        (clock.elapsed() - made).as_secs_f64()
+    ));
+
+    let rss = RssSampler::start();
+    let before = pipeline.stats();
+    let start = Instant::now();
+    let mut handles = Vec::with_capacity(c2.proofs);
+    for q in 0..c2.proofs {
+        let circuits = (0..c2.partitions)
+            .map(|p| partition(opts.seed + 1 + (q * c2.partitions + p) as u64))
+            .collect();
+        handles.push(pipeline.submit(circuits, &mut rng).map_err(|x| e(&x))?);
+    }
+    let mut ends = Vec::with_capacity(c2.proofs);
+    let mut waiting = Vec::new();
+    for handle in handles {
+        let (_, reports) = handle.wait().map_err(|x| e(&x))?;
+        ends.push(start.elapsed());
+        waiting.extend(reports.iter().map(|r| r.held_host_bytes as f64 / vector));
+    }
+    let wall = start.elapsed();
+    let after = pipeline.stats();
+    let peak_rss_bytes = rss.stop();
+    drop(pipeline);
+
+    let times: Vec<Duration> = match ends.len() {
+        0 | 1 => ends.clone(),
+        _ => ends.windows(2).map(|w| w[1] - w[0]).collect(),
+    };
+    let busy = after
+        .device_busy
+        .iter()
+        .zip(&before.device_busy)
+        .map(|(a, b)| (*a - *b).as_secs_f64() / wall.as_secs_f64())
+        .collect();
+    let mean = waiting.iter().sum::<f64>() / waiting.len().max(1) as f64;
+    let mut row = Row::measured(&op_name(circuit), label, log, &times, None);
+    row.pipeline = Some(PipelineFigures {
+        partitions: c2.partitions,
+        proofs: c2.proofs,
+        workers_asked: plan.asked_workers,
+        workers_admitted: after.synthesizing_peak,
+        host_budget_bytes: plan.host_budget_bytes,
+        waiting_partition_vectors: waiting.iter().copied().fold(0.0, f64::max),
+        waiting_partition_mean_vectors: mean,
+        host_reserved_peak_bytes: after.host_reserved_peak,
+        device_busy: busy,
+        peak_rss_bytes,
+        proof_ends_s: ends.iter().map(Duration::as_secs_f64).collect(),
+    });
+    Ok(row)
+}
+
+/// Samples the process's resident set every 50 ms on a thread of its own; `stop` gives
+/// the peak (`None` where `/proc/self/status` cannot be read).
+struct RssSampler {
+    stop: Arc<AtomicBool>,
+    peak: Arc<AtomicU64>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl RssSampler {
+    fn start() -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let peak = Arc::new(AtomicU64::new(0));
+        let thread = {
+            let (stop, peak) = (Arc::clone(&stop), Arc::clone(&peak));
+            std::thread::Builder::new()
+                .name("sluice-bench-rss".into())
+                .spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        if let Some(rss) = resident_bytes() {
+                            peak.fetch_max(rss, Ordering::Relaxed);
+                        }
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                })
+                .ok()
+        };
+        RssSampler { stop, peak, thread }
+    }
+
+    fn stop(mut self) -> Option<u64> {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        resident_bytes()?;
+        Some(self.peak.load(Ordering::Relaxed))
+    }
+}
+
+/// `VmRSS` of `/proc/self/status`, in bytes.
+fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sluice_backend_cpu::CpuBackend;
+
+    /// A small c2 job on the CPU backend: every proof ends, the steady-state times and the
+    /// figures are consistent, and a boolean-heavy partition waits compactly.
+    #[test]
+    fn a_small_c2_job_reports_its_pipeline() {
+        let opts = Options::parse(&[
+            "--ops".into(),
+            "c2".into(),
+            "--partitions".into(),
+            "3".into(),
+            "--proofs".into(),
+            "3".into(),
+            "--workers".into(),
+            "2".into(),
+        ])
+        .unwrap();
+        let make = || Ok(CpuBackend::new());
+        let row = measure(&make, "cpu", 12, CircuitKind::Bits, &opts).unwrap();
+        let p = row.pipeline.expect("c2 figures");
+        assert_eq!((p.partitions, p.proofs, p.workers_asked), (3, 3, 2));
+        assert!((1..=2).contains(&p.workers_admitted), "{p:?}");
+        assert_eq!(p.proof_ends_s.len(), 3);
+        assert!(p.proof_ends_s.windows(2).all(|w| w[0] <= w[1]), "{p:?}");
+        assert!(
+            p.waiting_partition_vectors > 0.0 && p.waiting_partition_vectors < 0.25,
+            "{p:?}"
+        );
+        assert!(p.waiting_partition_mean_vectors <= p.waiting_partition_vectors);
+        assert!(
+            p.device_busy.iter().all(|b| (0.0..=1.0).contains(b)),
+            "{p:?}"
+        );
+        match row.outcome {
+            crate::report::Outcome::Measured { reps, .. } => assert_eq!(reps, 2),
+            other => panic!("{other:?}"),
+        }
+        assert!(measure(&make, "cpu", 12, CircuitKind::Mimc, &opts).is_err());
+    }
+}
