@@ -144,7 +144,7 @@ fn set_executable(_: &Path) -> Result<(), String> {
 }
 
 /// The script that runs on the GPU machine. `STEPS` (default
-/// `unit,small,large,bench,multi,residency`; `peers`, `partition` and `profile` on request) picks the
+/// `unit,small,large,bench,multi,residency`; `peers`, `partition`, `c2` and `profile` on request) picks the
 /// steps; `OPS`, `SIZES` (sluice-bench
 /// `--sizes` flags), `REPS`, `DEVICES` (default `gpu0`) and `BENCH_BACKENDS` (default `opencl`;
 /// `opencl,opencl-shifted` adds the shifted-bases rows) override the bench ladder;
@@ -221,6 +221,15 @@ want peers && step "bench with peers (bellperson GPU)" bench-peers.log "$here/bi
 want partition && step "partition" partition.log "$here/bin/sluice-bench" --backends opencl \
     --ops partition --demo off --sizes "${PARTITION_SIZES:-24,26,27}" --reps "${REPS:-2}" \
     --devices "${DEVICES:-gpu0}" --out "$WORK/partition"
+# The C2-shaped job through the partition pipeline (not by default: BENCHMARKS.md#c2):
+# C2_PARTITIONS partitions of 2^C2_SIZES per proof, C2_PROOFS proofs back to back, workers
+# and host budget from the machine unless C2_WORKERS / C2_BUDGET_GIB say; C2_CIRCUITS picks
+# bits (the bit decomposition) and sha256 (bellpepper's gadget).
+want c2 && step "c2 pipeline" c2.log "$here/bin/sluice-bench" --backends opencl \
+    --ops c2 --demo off --sizes "c2=${C2_SIZES:-27}" --circuit "${C2_CIRCUITS:-bits}" \
+    --partitions "${C2_PARTITIONS:-10}" --proofs "${C2_PROOFS:-2}" \
+    ${C2_WORKERS:+--workers "$C2_WORKERS"} ${C2_BUDGET_GIB:+--host-budget-gib "$C2_BUDGET_GIB"} \
+    --devices "${DEVICES:-gpu0}" --out "$WORK/c2"
 # Per-instruction profiles (not by default): ncu sees no OpenCL kernel, so a bench run
 # captures the first PROFILE_COUNT launches of each of PROFILE_KERNELS (SLUICE_CAPTURE_DIR;
 # every pass of the first 2^24 NTT, whole buffers before and after), and each capture
@@ -260,9 +269,10 @@ want residency && step "residency and pipeline" residency.log "$here/bin/residen
 
 echo "== logs in $OUT"
 printf '%s\n' "${summary[@]}"
-for log in bench.log bench-multi.log bench-peers.log partition.log; do
+for log in bench.log bench-multi.log bench-peers.log partition.log c2.log; do
     [ -f "$OUT/$log" ] && { echo "== $log table"; sed -n '/^op /,$p' "$OUT/$log" | head -80; }
 done
+[ -f "$OUT/c2.log" ] && { echo "== c2 set-up"; grep -oE "c2[a-z0-9-]* 2\^[0-9]+ set-up \(untimed\)[^;]*" "$OUT/c2.log"; }
 [ -f "$OUT/partition.log" ] && { echo "== partition set-up and phases"; grep -oE "partition 2\^[0-9]+ set-up \(untimed\): [a-z0-9., ]+ s|\(last run[^)]*\)" "$OUT/partition.log"; }
 [ -f "$OUT/residency.log" ] && { echo "== residency"; cat "$OUT/residency.log"; }
 exit $status
