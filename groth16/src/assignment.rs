@@ -387,6 +387,11 @@ impl ProvingAssignment {
             .bytes()
     }
 
+    /// Takes the auxiliary assignment out (to free it once it is on the device).
+    pub(crate) fn take_aux(&mut self) -> CompactVec {
+        std::mem::take(&mut self.aux_assignment)
+    }
+
     /// Takes the a and b vectors out (to upload them and free the host copies).
     pub(crate) fn take_ab(&mut self) -> (CompactVec, CompactVec) {
         (std::mem::take(&mut self.a), std::mem::take(&mut self.b))

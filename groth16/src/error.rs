@@ -42,7 +42,7 @@ pub enum Groth16Error {
     Backend(#[from] BackendError),
     /// A host MSM (the verifier's) refused its inputs.
     #[error("MSM error: {0}")]
-    Msm(#[from] sluice_msm::MsmError),
+    Msm(sluice_msm::MsmError),
     /// The circuit has more constraints than a BLS12-381 NTT domain can hold (2^32).
     #[error("the circuit has {constraints} constraints; the largest NTT domain holds 2^32")]
     CircuitTooLarge {
@@ -96,4 +96,10 @@ pub enum Groth16Error {
         /// The underlying error.
         source: std::io::Error,
     },
+}
+
+impl From<sluice_msm::MsmError> for Groth16Error {
+    fn from(e: sluice_msm::MsmError) -> Self {
+        Groth16Error::Msm(e)
+    }
 }
