@@ -30,14 +30,14 @@ use sluice_backend::{
 };
 use sluice_backend_cpu::CpuBackend;
 use sluice_field::{Fr, G1Affine, G2Affine};
-use sluice_groth16::demo::{BitDecomposition, MimcLike};
+use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
 use sluice_groth16::{
     generate_benchmark_parameters, generate_random_parameters, prepare_verifying_key,
     prove_assignment, verify_proof, Capacity, CircuitShape, ParameterSource, Parameters,
     ProvingAssignment, ResidentParameters,
 };
 
-use options::{Op, Options, USAGE};
+use options::{CircuitKind, Op, Options, USAGE};
 #[cfg(feature = "compare")]
 use peers::peers_for;
 use profiled::Profiled;
@@ -149,9 +149,10 @@ fn run(opts: &Options) -> Result<(), String> {
     let plots = report::write_plots(&opts.out_dir, &rows)
         .map_err(|e| format!("cannot write plots: {e}"))?;
     println!("\n{}", report::table(&rows, &backends_run));
-    let pipelines = report::pipeline_table(&rows);
-    if !pipelines.is_empty() {
-        println!("{pipelines}");
+    for extra in [report::phase_table(&rows), report::pipeline_table(&rows)] {
+        if !extra.is_empty() {
+            println!("{extra}");
+        }
     }
     println!("results: {}", json.display());
     for p in plots {
@@ -184,63 +185,58 @@ fn ladder<B: Profiled + 'static>(
         .copied()
         .filter(|op| first || !op.on_host())
         .collect();
-    let total: usize = ops.iter().map(|&op| opts.sizes_for(op).len()).sum();
+    let total: usize = ops
+        .iter()
+        .map(|&op| opts.sizes_for(op).len() * opts.circuits_for(op).len())
+        .sum();
     let mut done = 0;
     for &op in &ops {
         for log in opts.sizes_for(op) {
-            done += 1;
-            if op == Op::C2 {
-                // A pipeline owns its backends: a fresh one of the same kind runs it.
-                for circuit in opts.circuits_for(true) {
-                    let name = c2::op_name(circuit);
+            for circuit in opts.circuits_for(op) {
+                done += 1;
+                let name = circuit.row_name(op);
+                if op == Op::C2 {
+                    // A pipeline owns its backends: a fresh one of the same kind runs it.
                     start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
                     rows.push(whole_row(&name, label, log, || {
                         c2::measure(make, label, log, circuit, opts)
                     }));
+                    continue;
                 }
-                continue;
-            }
-            if op.on_host() {
-                start_row(format!(
-                    "[{done}/{total}] {HOST} {} 2^{log} ... ",
-                    op.name()
-                ));
-                rows.push(row(op, HOST, log, || Ok((host_op(op, log, opts)?, None))));
-            } else {
-                start_row(format!(
-                    "[{done}/{total}] {label} {} 2^{log} ... ",
-                    op.name()
-                ));
-                rows.push(row(op, label, log, || {
-                    measure(backend, op, log, opts, false).map(|(times, peak)| (times, Some(peak)))
-                }));
-            }
-            if opts.uploads && !op.on_host() {
-                let with_uploads = format!("{label}+upload");
-                start_row(format!(
-                    "[{done}/{total}] {with_uploads} {} 2^{log} ... ",
-                    op.name()
-                ));
-                rows.push(row(op, &with_uploads, log, || {
-                    measure(backend, op, log, opts, true).map(|(times, peak)| (times, Some(peak)))
-                }));
-            }
-            let chosen = |peer: &str| {
-                opts.peers
-                    .as_ref()
-                    .map_or(true, |p| p.iter().any(|q| q == peer))
-            };
-            for &(peer, f) in peers_for(op.name())
-                .iter()
-                .filter(|(peer, _)| with_peers && chosen(peer))
-            {
-                start_row(format!(
-                    "[{done}/{total}] {peer} {} 2^{log} ... ",
-                    op.name()
-                ));
-                rows.push(row(op, peer, log, || {
-                    Ok((f(log, opts.seed, opts.reps)?, None))
-                }));
+                if op.on_host() {
+                    start_row(format!("[{done}/{total}] {HOST} {name} 2^{log} ... "));
+                    rows.push(row(&name, HOST, log, || {
+                        host_op(op, log, opts).map(Timings::of)
+                    }));
+                } else {
+                    start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
+                    rows.push(row(&name, label, log, || {
+                        measure(backend, op, circuit, log, opts, false)
+                    }));
+                }
+                if opts.uploads && !op.on_host() {
+                    let with_uploads = format!("{label}+upload");
+                    start_row(format!(
+                        "[{done}/{total}] {with_uploads} {name} 2^{log} ... "
+                    ));
+                    rows.push(row(&name, &with_uploads, log, || {
+                        measure(backend, op, circuit, log, opts, true)
+                    }));
+                }
+                let chosen = |peer: &str| {
+                    opts.peers
+                        .as_ref()
+                        .map_or(true, |p| p.iter().any(|q| q == peer))
+                };
+                for &(peer, f) in peers_for(&name)
+                    .iter()
+                    .filter(|(peer, _)| with_peers && chosen(peer))
+                {
+                    start_row(format!("[{done}/{total}] {peer} {name} 2^{log} ... "));
+                    rows.push(row(&name, peer, log, || {
+                        f(log, opts.seed, opts.reps).map(Timings::of)
+                    }));
+                }
             }
         }
     }
@@ -275,19 +271,18 @@ fn peers_for(_op: &str) -> &'static [(&'static str, PeerFn)] {
 #[cfg(not(feature = "compare"))]
 type PeerFn = fn(u32, u64, usize) -> Result<Vec<Duration>, String>;
 
-/// Runs one measurement (times and peak backend bytes, where tracked); errors and panics
-/// become failed rows. Logs the median or the error.
-fn row(
-    op: Op,
-    label: &str,
-    log: u32,
-    f: impl FnOnce() -> Result<(Vec<Duration>, Option<u64>), String>,
-) -> Row {
+/// Runs one measurement (times, peak backend bytes where tracked, a proof's parts); errors
+/// and panics become failed rows. Logs the median or the error.
+fn row(op: &str, label: &str, log: u32, f: impl FnOnce() -> Result<Timings, String>) -> Row {
     let start = Instant::now();
     let row = match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok((times, peak))) => Row::measured(op.name(), label, log, &times, peak),
-        Ok(Err(e)) => Row::failed(op.name(), label, log, e),
-        Err(panic) => Row::failed(op.name(), label, log, panic_message(&panic)),
+        Ok(Ok(t)) => {
+            let mut row = Row::measured(op, label, log, &t.times, t.peak_device_bytes);
+            row.phases = t.phases;
+            row
+        }
+        Ok(Err(e)) => Row::failed(op, label, log, e),
+        Err(panic) => Row::failed(op, label, log, panic_message(&panic)),
     };
     bar::row_ended();
     // The row's whole wall time (inputs, warm-up, runs, result check): what a run with a
@@ -344,16 +339,18 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 fn measure<B: Profiled>(
     backend: &B,
     op: Op,
+    circuit: CircuitKind,
     log: u32,
     opts: &Options,
     uploads: bool,
-) -> Result<(Vec<Duration>, u64), String> {
+) -> Result<Timings, String> {
     let e = |e: BackendError| e.to_string();
     let n = 1usize << log;
     let mut rng = ChaCha20Rng::seed_from_u64(opts.seed ^ (u64::from(log) << 32));
     let scalars: Vec<Fr> = (0..n).map(|_| Fr::random(&mut rng)).collect();
     backend.tracker().reset_peaks();
     let mut baseline = 0;
+    let mut phases = None;
     // Each NTT and MSM row's result is checked against an independent host computation
     // (the CPU backend's own rows are not: there the reference is the code measured).
     let check = !backend.info().name.starts_with("cpu");
@@ -479,42 +476,90 @@ fn measure<B: Profiled>(
             times
         }
         Op::Proof => {
-            let x = scalars[0];
-            let circuit = MimcLike::filling_domain(log, Some(x));
-            let params = benchmark_parameters(circuit.clone(), &mut rng)?;
-            let prove = |source: &dyn ParameterSource<B>| {
-                let mut last = None;
-                let mut synthesis = Vec::new();
-                // Synthesis sizes its vectors from the parameters and writes them where
-                // the backend uploads fastest from, as create_proof does.
-                let capacity = Capacity::for_queries(&source.query_lengths());
-                let times = time(backend, opts.reps, || {
-                    let start = Instant::now();
-                    let cs = ProvingAssignment::synthesize_for(circuit.clone(), capacity, backend)
-                        .map_err(|e| e.to_string())?;
-                    synthesis.push(start.elapsed());
-                    let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
-                    let (_, report) =
-                        prove_assignment(cs, source, r, s, backend).map_err(|e| e.to_string())?;
-                    last = Some(report.phases);
-                    Ok(())
-                })?;
-                // Synthesis is timed in this row but not in the phases: say how much it took.
-                synthesis.sort();
-                if let (Some(p), Some(synth)) = (last, synthesis.get(synthesis.len() / 2)) {
-                    bar::note(format!(
-                        "(synthesis median {:.1} ms; last run, after synthesis: {p}) ",
-                        synth.as_secs_f64() * 1e3
-                    ));
+            let (times, resident, proof_phases) = match circuit {
+                CircuitKind::Mimc => {
+                    let x = scalars[0];
+                    proof_row(
+                        backend,
+                        MimcLike::filling_domain(log, Some(x)),
+                        uploads,
+                        opts,
+                        &mut rng,
+                    )?
                 }
-                Ok(times)
+                CircuitKind::Bits => {
+                    let circuit = BitDecomposition::<Fr>::filling_domain(log, Some(opts.seed));
+                    proof_row(backend, circuit, uploads, opts, &mut rng)?
+                }
+                CircuitKind::Sha256 => {
+                    let circuit = Sha256Preimage::<Fr>::filling_domain(log, Some(opts.seed));
+                    proof_row(backend, circuit, uploads, opts, &mut rng)?
+                }
             };
-            let (times, resident) = with_parameters(backend, params, uploads, prove)?;
             baseline = resident;
+            phases = Some(proof_phases);
             times
         }
     };
-    Ok((times, backend.tracker().peak(MemoryKind::Device) - baseline))
+    Ok(Timings {
+        times,
+        peak_device_bytes: Some(backend.tracker().peak(MemoryKind::Device) - baseline),
+        phases,
+    })
+}
+
+/// A proof row's timed runs of `circuit` (synthesis included, as a prover's whole proof),
+/// with benchmark parameters for its shape uploaded per proof or resident
+/// ([`with_parameters`]): the times, the resident bytes and the medians of each part.
+fn proof_row<B: Profiled, C: sluice_groth16::Circuit<Fr> + Clone>(
+    backend: &B,
+    circuit: C,
+    uploads: bool,
+    opts: &Options,
+    rng: &mut ChaCha20Rng,
+) -> Result<(Vec<Duration>, u64, report::ProofPhases), String> {
+    let params = benchmark_parameters(circuit.clone(), &mut *rng)?;
+    let mut parts = Vec::with_capacity(opts.reps + 1);
+    let prove = |source: &dyn ParameterSource<B>| {
+        // Synthesis sizes its vectors from the parameters and writes them where the
+        // backend uploads fastest from, as create_proof does.
+        let capacity = Capacity::for_queries(&source.query_lengths());
+        time(backend, opts.reps, || {
+            let start = Instant::now();
+            let cs = ProvingAssignment::synthesize_for(circuit.clone(), capacity, backend)
+                .map_err(|e| e.to_string())?;
+            let synthesis = start.elapsed();
+            let (r, s) = (Fr::random(&mut *rng), Fr::random(&mut *rng));
+            let (_, report) =
+                prove_assignment(cs, source, r, s, backend).map_err(|e| e.to_string())?;
+            parts.push((synthesis, report.phases));
+            Ok(())
+        })
+    };
+    let (times, resident) = with_parameters(backend, params, uploads, prove)?;
+    // The first part is the warm-up's, which `time` does not report.
+    let phases = report::ProofPhases::of_runs(&times, &parts[parts.len() - times.len()..]);
+    bar::note(format!("({phases}) "));
+    Ok((times, resident, phases))
+}
+
+/// What a timed row measured: its times, the backend's peak device bytes where tracked,
+/// and a proof row's parts.
+struct Timings {
+    times: Vec<Duration>,
+    peak_device_bytes: Option<u64>,
+    phases: Option<report::ProofPhases>,
+}
+
+impl Timings {
+    /// Times alone (peers, host ops).
+    fn of(times: Vec<Duration>) -> Self {
+        Timings {
+            times,
+            peak_device_bytes: None,
+            phases: None,
+        }
+    }
 }
 
 /// Benchmark parameters ([`generate_benchmark_parameters`]: the right shape, not from a

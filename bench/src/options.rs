@@ -116,6 +116,24 @@ impl CircuitKind {
         }
     }
 
+    /// The circuit `op` runs without `--circuit`: the bit decomposition for c2 (its job is
+    /// boolean-heavy), MiMC for everything else.
+    pub fn default_for(op: Op) -> Self {
+        match op {
+            Op::C2 => CircuitKind::Bits,
+            _ => CircuitKind::Mimc,
+        }
+    }
+
+    /// A row's op name: the op's own for its default circuit, `<op>-<circuit>` otherwise
+    /// (`proof-sha256`, `c2-mimc`), so earlier results keep their names.
+    pub fn row_name(self, op: Op) -> String {
+        match self == Self::default_for(op) {
+            true => op.name().to_owned(),
+            false => format!("{}-{}", op.name(), self.name()),
+        }
+    }
+
     fn parse(s: &str) -> Result<Self, String> {
         [CircuitKind::Mimc, CircuitKind::Bits, CircuitKind::Sha256]
             .into_iter()
@@ -334,12 +352,13 @@ impl Options {
         Ok(opts)
     }
 
-    /// The circuits proof rows (c2 rows: `c2`) run.
-    pub fn circuits_for(&self, c2: bool) -> Vec<CircuitKind> {
-        self.circuits.clone().unwrap_or_else(|| match c2 {
-            true => vec![CircuitKind::Bits],
-            false => vec![CircuitKind::Mimc],
-        })
+    /// The circuits `op`'s rows run: `--circuit` for proof and c2 rows, else the op's
+    /// default (one row; other ops have no circuit).
+    pub fn circuits_for(&self, op: Op) -> Vec<CircuitKind> {
+        match (op, &self.circuits) {
+            (Op::Proof | Op::C2, Some(circuits)) => circuits.clone(),
+            _ => vec![CircuitKind::default_for(op)],
+        }
     }
 
     /// The log2 sizes to run `op` at.
@@ -422,8 +441,8 @@ mod tests {
         assert_eq!(o.peers, None);
         let o = parse(&["--compare", "--peers", "bellperson-gpu, blst"]).unwrap();
         assert_eq!(o.peers, Some(vec!["bellperson-gpu".into(), "blst".into()]));
-        assert_eq!(o.circuits_for(false), vec![CircuitKind::Mimc]);
-        assert_eq!(o.circuits_for(true), vec![CircuitKind::Bits]);
+        assert_eq!(o.circuits_for(Op::Proof), vec![CircuitKind::Mimc]);
+        assert_eq!(o.circuits_for(Op::C2), vec![CircuitKind::Bits]);
         let o = parse(&[
             "--ops",
             "c2",
@@ -444,9 +463,16 @@ mod tests {
         assert_eq!(o.ops, vec![Op::C2]);
         assert_eq!(o.sizes_for(Op::C2), vec![16]);
         assert_eq!(
-            o.circuits_for(true),
+            o.circuits_for(Op::C2),
             vec![CircuitKind::Bits, CircuitKind::Sha256]
         );
+        // Only proof and c2 rows have circuits; names keep the default circuit's.
+        assert_eq!(o.circuits_for(Op::Ntt), vec![CircuitKind::Mimc]);
+        assert_eq!(o.circuits_for(Op::Proof), o.circuits_for(Op::C2));
+        assert_eq!(CircuitKind::Bits.row_name(Op::C2), "c2");
+        assert_eq!(CircuitKind::Mimc.row_name(Op::C2), "c2-mimc");
+        assert_eq!(CircuitKind::Mimc.row_name(Op::Proof), "proof");
+        assert_eq!(CircuitKind::Sha256.row_name(Op::Proof), "proof-sha256");
         assert_eq!(
             o.c2,
             C2Options {

@@ -13,8 +13,9 @@
 //! sluice's representation). The tests check the conversions and each peer's result against
 //! sluice, so the ratios compare the same computation.
 //!
-//! Proofs use the benchmark circuit [`MimcLike`] filling a domain of 2^log: bellperson runs
-//! `MimcLike<blstrs::Scalar>` itself; arkworks runs [`ArkMimc`], the same chain written as
+//! Proofs use the row's circuit filling a domain of 2^log: bellperson runs the same circuit
+//! in blstrs' field itself (`MimcLike`, `BitDecomposition`, `Sha256Preimage` with
+//! `bellpepper`'s gadgets); for MiMC arkworks runs [`ArkMimc`], the same chain written as
 //! an arkworks `ConstraintSynthesizer`. bellperson proves with sluice's benchmark parameters
 //! for the circuit's shape (as the sluice proof row does), written in bellperson's format
 //! and read by bellperson: its own setup takes minutes at 2^20. arkworks uses its own setup.
@@ -43,7 +44,7 @@ use ff::Field;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sluice_field::{Fq, Fq2, Fr, G1Projective, G2Projective};
-use sluice_groth16::demo::MimcLike;
+use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
 
 /// The runner's timing loop: one untimed warm-up, then `reps` timed runs. Peers do
 /// synchronous CPU work, so the CPU backend (whose `synchronize` has nothing to wait for)
@@ -83,11 +84,20 @@ const PROOF: &[(&str, PeerFn)] = &[
     ("arkworks", proof_arkworks),
 ];
 
+#[cfg(not(feature = "compare-gpu"))]
+const PROOF_BITS: &[(&str, PeerFn)] = &[("bellperson", proof_bits_bellperson)];
+#[cfg(not(feature = "compare-gpu"))]
+const PROOF_SHA256: &[(&str, PeerFn)] = &[("bellperson", proof_sha256_bellperson)];
+#[cfg(feature = "compare-gpu")]
+const PROOF_BITS: &[(&str, PeerFn)] = &[("bellperson-gpu", proof_bits_bellperson)];
+#[cfg(feature = "compare-gpu")]
+const PROOF_SHA256: &[(&str, PeerFn)] = &[("bellperson-gpu", proof_sha256_bellperson)];
+
 const VERIFY: &[(&str, PeerFn)] = &[("bellperson", verify_bellperson)];
 const VERIFY_BATCH: &[(&str, PeerFn)] = &[("bellperson", verify_batch_bellperson)];
 
-/// The peers of an operation (`ntt`, `msm-g1`, `msm-g2`, `proof`, `verify`,
-/// `verify-batch`), by name (`arkworks`, `blst`, `bellperson`); none for an unknown
+/// The peers of a row's operation (`ntt`, `msm-g1`, `msm-g2`, `proof`, `proof-bits`,
+/// `proof-sha256`, `verify`, `verify-batch`), by name (`arkworks`, `blst`, `bellperson`); none for an unknown
 /// operation.
 pub fn peers_for(op: &str) -> &'static [(&'static str, PeerFn)] {
     match op {
@@ -95,6 +105,8 @@ pub fn peers_for(op: &str) -> &'static [(&'static str, PeerFn)] {
         "msm-g1" => MSM_G1,
         "msm-g2" => MSM_G2,
         "proof" => PROOF,
+        "proof-bits" => PROOF_BITS,
+        "proof-sha256" => PROOF_SHA256,
         "verify" => VERIFY,
         "verify-batch" => VERIFY_BATCH,
         _ => &[],
@@ -329,19 +341,61 @@ fn setup<T, E: std::fmt::Display>(
 /// (unchecked, as for a trusted file). Such proofs do not verify, but take as long as real
 /// ones (same query sizes and densities).
 pub fn proof_bellperson(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
+    let x = blstrs::Scalar::random(&mut rng_for(log, seed ^ 1));
+    bellperson_proof(
+        log,
+        seed,
+        reps,
+        MimcLike::<Fr>::filling_domain(log, Some(Fr::ONE)),
+        MimcLike::filling_domain(log, Some(x)),
+    )
+}
+
+/// The `proof-bits` peer: bellperson 0.27 proving the row's `BitDecomposition`.
+pub fn proof_bits_bellperson(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
+    bellperson_proof(
+        log,
+        seed,
+        reps,
+        BitDecomposition::<Fr>::filling_domain(log, Some(seed)),
+        BitDecomposition::<blstrs::Scalar>::filling_domain(log, Some(seed)),
+    )
+}
+
+/// The `proof-sha256` peer: bellperson 0.27 proving the row's `Sha256Preimage` (the same
+/// `bellpepper` gadgets in blstrs' field).
+pub fn proof_sha256_bellperson(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
+    bellperson_proof(
+        log,
+        seed,
+        reps,
+        Sha256Preimage::<Fr>::filling_domain(log, Some(seed)),
+        Sha256Preimage::<blstrs::Scalar>::filling_domain(log, Some(seed)),
+    )
+}
+
+/// bellperson's timed proofs of `circuit` (synthesis included, as in sluice's proof rows),
+/// with benchmark parameters made by sluice for `ours`, the same circuit in sluice's field.
+fn bellperson_proof<C>(
+    log: u32,
+    seed: u64,
+    reps: usize,
+    ours: impl sluice_groth16::Circuit<Fr>,
+    circuit: C,
+) -> Result<Vec<Duration>, String>
+where
+    C: bellperson::Circuit<blstrs::Scalar> + Clone + Send,
+{
     use bellperson::groth16;
     let mut rng = rng_for(log, seed);
     let params = setup("bellperson", log, || -> Result<_, String> {
-        let circuit = MimcLike::<Fr>::filling_domain(log, Some(Fr::ONE));
-        let params = crate::benchmark_parameters(circuit, &mut rng)?;
+        let params = crate::benchmark_parameters(ours, &mut rng)?;
         let mut bytes = Vec::new();
         params.write(&mut bytes).map_err(|e| e.to_string())?;
         groth16::Parameters::<blstrs::Bls12>::read(&bytes[..], false).map_err(|e| e.to_string())
     })?;
-    let x = blstrs::Scalar::random(&mut rng);
     time(reps, || {
-        let circuit = MimcLike::filling_domain(log, Some(x));
-        let proof = groth16::create_random_proof(circuit, &params, &mut rng)
+        let proof = groth16::create_random_proof(circuit.clone(), &params, &mut rng)
             .map_err(|e| format!("bellperson proof: {e}"))?;
         black_box(proof);
         Ok(())

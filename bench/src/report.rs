@@ -1,5 +1,6 @@
 //! Results of a bench run: the printed table, the JSON file and the SVG plots.
 
+use std::fmt;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -20,6 +21,80 @@ pub struct Row {
     /// A c2 row's pipeline figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<PipelineFigures>,
+    /// A sluice proof row's parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<ProofPhases>,
+}
+
+/// Where a proof row's time went, each part the median over the timed runs, in seconds:
+/// synthesis, then the prover's parts ([`sluice_groth16::PhaseTimes`]: each ends when its
+/// result is on the host, its uploads inside it), and the rest of the run (host
+/// preparation, gaps between parts, the final synchronisation).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ProofPhases {
+    /// Synthesis into the prover's vectors.
+    pub synthesis_s: f64,
+    /// H (a, b, c to h's coefficients, then h's MSM), with the uploads of a and b.
+    pub h_s: f64,
+    /// The L MSM (with the witness upload where it is not overlapped with H).
+    pub l_s: f64,
+    /// The A MSMs.
+    pub a_s: f64,
+    /// The B MSMs in G1.
+    pub b_g1_s: f64,
+    /// The B MSM in G2.
+    pub b_g2_s: f64,
+    /// The run's time outside synthesis and the parts above.
+    pub other_s: f64,
+}
+
+impl ProofPhases {
+    /// The medians of `runs` (synthesis time and the prover's parts of each run) against
+    /// the runs' whole `times`, index for index.
+    pub fn of_runs(times: &[Duration], runs: &[(Duration, sluice_groth16::PhaseTimes)]) -> Self {
+        let med = |f: &dyn Fn(usize) -> f64| {
+            let mut v: Vec<f64> = (0..runs.len()).map(f).collect();
+            v.sort_by(f64::total_cmp);
+            median(&v)
+        };
+        let s = |d: Duration| d.as_secs_f64();
+        let parts = |i: usize| {
+            let p = &runs[i].1;
+            s(p.h) + s(p.l) + s(p.a) + s(p.b_g1) + s(p.b_g2)
+        };
+        ProofPhases {
+            synthesis_s: med(&|i| s(runs[i].0)),
+            h_s: med(&|i| s(runs[i].1.h)),
+            l_s: med(&|i| s(runs[i].1.l)),
+            a_s: med(&|i| s(runs[i].1.a)),
+            b_g1_s: med(&|i| s(runs[i].1.b_g1)),
+            b_g2_s: med(&|i| s(runs[i].1.b_g2)),
+            other_s: med(&|i| (s(times[i]) - s(runs[i].0) - parts(i)).max(0.0)),
+        }
+    }
+
+    /// Everything after synthesis: the parts and the rest.
+    pub fn after_synthesis_s(&self) -> f64 {
+        self.h_s + self.l_s + self.a_s + self.b_g1_s + self.b_g2_s + self.other_s
+    }
+}
+
+impl fmt::Display for ProofPhases {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |x: f64| x * 1e3;
+        write!(
+            f,
+            "medians: synthesis {:.1} ms, h {:.1}, l {:.1}, a {:.1}, b_g1 {:.1}, b_g2 {:.1}, \
+             other {:.1} ms",
+            ms(self.synthesis_s),
+            ms(self.h_s),
+            ms(self.l_s),
+            ms(self.a_s),
+            ms(self.b_g1_s),
+            ms(self.b_g2_s),
+            ms(self.other_s)
+        )
+    }
 }
 
 /// What a c2 row measured of the partition pipeline besides its time per proof.
@@ -42,7 +117,8 @@ pub struct PipelineFigures {
     pub waiting_partition_mean_vectors: f64,
     /// Peak bytes the host budget counted for all partitions together.
     pub host_reserved_peak_bytes: u64,
-    /// Device busy time over the run's wall time, per device.
+    /// Device busy time over the steady state's wall time (from the first proof's end to
+    /// the last's; the whole run with one proof), per device.
     pub device_busy: Vec<f64>,
     /// Peak resident set size of the process sampled during the run (every 50 ms).
     pub peak_rss_bytes: Option<u64>,
@@ -102,6 +178,7 @@ impl Row {
                 peak_in_vectors: peak_backend_bytes.map(|b| b as f64 / (n * 32.0)),
             },
             pipeline: None,
+            phases: None,
         }
     }
 
@@ -113,6 +190,7 @@ impl Row {
             log_size,
             outcome: Outcome::Failed { error },
             pipeline: None,
+            phases: None,
         }
     }
 
@@ -187,6 +265,53 @@ fn format_rate(r: f64) -> String {
     }
 }
 
+/// The proof rows' parts, a line each in milliseconds (empty without sluice proof rows),
+/// with everything after synthesis as a fraction of synthesis.
+pub fn phase_table(rows: &[Row]) -> String {
+    let mut out = String::new();
+    for row in rows {
+        let (Some(p), Outcome::Measured { median_s, .. }) = (&row.phases, &row.outcome) else {
+            continue;
+        };
+        if out.is_empty() {
+            let _ = writeln!(
+                out,
+                "{:<14} {:<16} {:>5} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>12}",
+                "proof op",
+                "impl",
+                "log2",
+                "total ms",
+                "synthesis",
+                "h",
+                "l",
+                "a",
+                "b_g1",
+                "b_g2",
+                "other",
+                "tail/synth"
+            );
+        }
+        let ms = |x: f64| format!("{:.1}", x * 1e3);
+        let _ = writeln!(
+            out,
+            "{:<14} {:<16} {:>5} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>12}",
+            row.op,
+            row.implementation,
+            row.log_size,
+            ms(*median_s),
+            ms(p.synthesis_s),
+            ms(p.h_s),
+            ms(p.l_s),
+            ms(p.a_s),
+            ms(p.b_g1_s),
+            ms(p.b_g2_s),
+            ms(p.other_s),
+            format!("{:.2}", p.after_synthesis_s() / p.synthesis_s),
+        );
+    }
+    out
+}
+
 /// The c2 rows' pipeline figures, a line each (empty without c2 rows).
 pub fn pipeline_table(rows: &[Row]) -> String {
     let mut out = String::new();
@@ -242,13 +367,13 @@ pub fn table(rows: &[Row], sluice_backends: &[&str]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<8} {:<14} {:>5} {:>12} {:>12} {:>12} {:>10}  ratios (sluice/peer)",
+        "{:<12} {:<14} {:>5} {:>12} {:>12} {:>12} {:>10}  ratios (sluice/peer)",
         "op", "impl", "log2", "median", "min", "throughput", "residency"
     );
     for row in rows {
         let _ = write!(
             out,
-            "{:<8} {:<14} {:>5} ",
+            "{:<12} {:<14} {:>5} ",
             row.op, row.implementation, row.log_size
         );
         match &row.outcome {
@@ -497,6 +622,35 @@ mod tests {
         assert!(t.contains("FAILED: no platform"), "{t}");
         assert!(!t.contains("cpu+upload="), "upload rows are not peers: {t}");
         assert_eq!(t.matches("arkworks=").count(), 2, "{t}");
+    }
+
+    /// Each part is its own median over the runs; `other` is what the whole run spent
+    /// outside synthesis and the parts; the phase table shows the rows that have parts.
+    #[test]
+    fn proof_phases_are_medians_and_the_rest() {
+        let d = Duration::from_millis;
+        let part = |h| sluice_groth16::PhaseTimes {
+            h: d(h),
+            l: d(2),
+            a: d(3),
+            b_g1: d(4),
+            b_g2: d(5),
+        };
+        let runs = [(d(100), part(10)), (d(300), part(30)), (d(200), part(20))];
+        let times = ms(&[130, 350, 240]);
+        let p = ProofPhases::of_runs(&times, &runs);
+        assert_eq!((p.synthesis_s, p.h_s, p.b_g2_s), (0.2, 0.02, 0.005));
+        // The rests are 6, 6 and 6 ms: 130 - 100 - 24, 350 - 300 - 44, 240 - 200 - 34.
+        assert!((p.other_s - 0.006).abs() < 1e-9, "{p:?}");
+        assert!((p.after_synthesis_s() - 0.040).abs() < 1e-9, "{p:?}");
+        let mut row = Row::measured("proof-sha256", "cpu", 10, &times, None);
+        assert!(phase_table(&[row.clone()]).is_empty());
+        row.phases = Some(p);
+        let table = phase_table(&[row]);
+        assert!(
+            table.contains("proof-sha256") && table.contains("0.20"),
+            "{table}"
+        );
     }
 
     #[test]

@@ -148,6 +148,7 @@ fn set_executable(_: &Path) -> Result<(), String> {
 /// steps; `OPS`, `SIZES` (sluice-bench
 /// `--sizes` flags), `REPS`, `DEVICES` (default `gpu0`) and `BENCH_BACKENDS` (default `opencl`;
 /// `opencl,opencl-shifted` adds the shifted-bases rows) override the bench ladder;
+/// `CIRCUITS` and `PEER_CIRCUITS` the proof rows' circuits (`mimc`, `bits`, `sha256`);
 /// `MULTI_OPS`/`MULTI_SIZES` the every-GPU MSM ladder (`multi`, only where there are two or
 /// more GPUs); `PEERS`, `PEER_OPS`, `PEER_SIZES` and `PEER_BACKENDS` (default `opencl`) the
 /// side-by-side run; `RESIDENCY` the residency binary's flags.
@@ -196,7 +197,7 @@ want small && step "differential (small sizes)" diff-small.log "$here/bin/differ
 want large && SLUICE_DIFF_LARGE=1 step "differential (large sizes)" diff-large.log "$here/bin/differential_opencl" --test-threads=1
 # GPU ladders (override with SIZES="--sizes ntt=20..22 ..." and REPS); uploads timed too.
 want bench && step "bench" bench.log "$here/bin/sluice-bench" --backends "${BENCH_BACKENDS:-opencl}" --uploads \
-    --ops "${OPS:-ntt,msm-g1,msm-g2,proof}" \
+    --ops "${OPS:-ntt,msm-g1,msm-g2,proof}" ${CIRCUITS:+--circuit "$CIRCUITS"} \
     ${SIZES:---sizes ntt=20..27 --sizes msm-g1=20,22,24,26 --sizes msm-g2=20,22,24 --sizes proof=20} \
     --reps "${REPS:-3}" --devices "${DEVICES:-gpu0}" --out "$WORK/bench"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
@@ -211,7 +212,7 @@ fi
 # every GPU it finds; run on a one-GPU machine for a one-GPU comparison.
 want peers && step "bench with peers (bellperson GPU)" bench-peers.log "$here/bin/sluice-bench" \
     --backends "${PEER_BACKENDS:-opencl}" --compare --peers "${PEERS:-bellperson-gpu}" --uploads --demo off \
-    --ops "${PEER_OPS:-msm-g1,msm-g2,proof}" \
+    --ops "${PEER_OPS:-msm-g1,msm-g2,proof}" ${PEER_CIRCUITS:+--circuit "$PEER_CIRCUITS"} \
     ${PEER_SIZES:---sizes msm-g1=20,22,24 --sizes msm-g2=20,22 --sizes proof=20} \
     --reps "${REPS:-3}" --devices "${DEVICES:-gpu0}" --out "$WORK/bench-peers"
 # Issue 8's partition figure: prover work without synthesis on a boolean-heavy witness,
@@ -224,7 +225,7 @@ want partition && step "partition" partition.log "$here/bin/sluice-bench" --back
 # The C2-shaped job through the partition pipeline (not by default: BENCHMARKS.md#c2):
 # C2_PARTITIONS partitions of 2^C2_SIZES per proof, C2_PROOFS proofs back to back, workers
 # and host budget from the machine unless C2_WORKERS / C2_BUDGET_GIB say; C2_CIRCUITS picks
-# bits (the bit decomposition) and sha256 (bellpepper's gadget).
+# bits (the bit decomposition), sha256 (bellpepper's gadget) and mimc (dense, for contrast).
 want c2 && step "c2 pipeline" c2.log "$here/bin/sluice-bench" --backends opencl \
     --ops c2 --demo off --sizes "c2=${C2_SIZES:-27}" --circuit "${C2_CIRCUITS:-bits}" \
     --partitions "${C2_PARTITIONS:-10}" --proofs "${C2_PROOFS:-2}" \
