@@ -417,9 +417,15 @@ pub fn compute_h_streaming<B: ComputeBackend>(
     let w_inv = inverse(w, "the root of unity")?;
     let g = Fr::MULTIPLICATIVE_GENERATOR;
     let g_inv = inverse(g, "the coset generator")?;
-    let g_n1 = g.pow_vartime([n1 as u64]);
-    let g_inv_n1 = g_inv.pow_vartime([n1 as u64]);
-    let z_inv = z_inv_on_coset(n)?;
+    let twiddles = FourStepTwiddles {
+        w,
+        w_inv,
+        g,
+        g_inv,
+        g_n1: g.pow_vartime([n1 as u64]),
+        g_inv_n1: g_inv.pow_vartime([n1 as u64]),
+        z_inv: z_inv_on_coset(n)?,
+    };
 
     let mut c = HostVector::zeroed(host, "streaming H: c intermediate", n)?;
     let mut dev = [
@@ -427,76 +433,138 @@ pub fn compute_h_streaming<B: ComputeBackend>(
         backend.alloc_fr("streaming H: b chunk", chunk)?,
         backend.alloc_fr("streaming H: c chunk", chunk)?,
     ];
-
-    // Pass 1 (columns): c = a ∘ b, then the column half of the iNTT for all three.
-    for c0 in s.column_chunks() {
-        let [da, db, dc] = &mut dev;
-        s.upload_columns(&a, c0, da)?;
-        backend.write_fr(dc, 0, &s.staging)?;
-        s.upload_columns(&b, c0, db)?;
-        backend.mul_assign(dc, db)?;
-        let base = w_inv.pow_vartime([c0 as u64]);
-        for d in dev.iter_mut() {
-            backend.transform_segments(d, n1, Transform::Intt, NN)?;
-            backend.segment_powers(d, n1, base, w_inv)?;
-        }
-        let [da, db, dc] = &dev;
-        s.download_columns(da, &mut a, c0)?;
-        s.download_columns(db, &mut b, c0)?;
-        s.download_columns(dc, &mut c, c0)?;
-    }
-
-    // Pass 2 (rows): row iNTT (coefficients, transposed), g^(n1 k2), row NTT.
-    for range in s.row_chunks() {
-        let hosts = [&mut a, &mut b, &mut c];
-        for (d, x) in dev.iter_mut().zip(&hosts) {
-            backend.write_fr(d, 0, &x[range.clone()])?;
-        }
-        for d in dev.iter_mut() {
-            backend.transform_segments(d, n2, Transform::Intt, NN)?;
-            backend.segment_powers(d, n2, g_n1, Fr::ONE)?;
-            backend.transform_segments(d, n2, Transform::Ntt, NN)?;
-        }
-        for (d, x) in dev.iter().zip(hosts) {
-            backend.read_fr(d, 0, &mut x[range.clone()])?;
-        }
-    }
-
-    // Pass 3 (columns): coset evaluations in natural order, h on the coset, and the column
-    // half of the coset iNTT; h goes back into a's memory.
-    for c0 in s.column_chunks() {
-        for (d, x) in dev.iter_mut().zip([&a, &b, &c]) {
-            s.upload_columns(x, c0, d)?;
-        }
-        let base = g * w.pow_vartime([c0 as u64]);
-        for d in dev.iter_mut() {
-            backend.segment_powers(d, n1, base, w)?;
-            backend.transform_segments(d, n1, Transform::Ntt, NN)?;
-        }
-        let [da, db, dc] = &mut dev;
-        backend.mul_assign(da, db)?;
-        backend.sub_assign(da, dc)?;
-        backend.scale(da, z_inv)?;
-        backend.transform_segments(da, n1, Transform::Intt, NN)?;
-        backend.segment_powers(da, n1, g_inv * w_inv.pow_vartime([c0 as u64]), w_inv)?;
-        s.download_columns(da, &mut a, c0)?;
-    }
+    s.product_and_column_intt(&mut a, &mut b, &mut c, &mut dev, &twiddles)?;
+    s.rows_to_coset(&mut a, &mut b, &mut c, &mut dev, &twiddles)?;
+    s.quotient_and_column_intt(&mut a, &b, &c, &mut dev, &twiddles)?;
     drop(c);
     let [mut dh, db, dc] = dev;
     drop((db, dc));
-
-    // Pass 4 (rows): row iNTT and g^-(n1 j2); row j1 holds h[j1 + n1 j2], scattered into
-    // natural order in b's memory (b's contents are no longer needed).
-    for range in s.row_chunks() {
-        backend.write_fr(&mut dh, 0, &a[range.clone()])?;
-        backend.transform_segments(&mut dh, n2, Transform::Intt, NN)?;
-        backend.segment_powers(&mut dh, n2, g_inv_n1, Fr::ONE)?;
-        backend.read_fr(&dh, 0, &mut s.staging)?;
-        // Viewed as an n2 x n1 matrix, natural h has row j2 = h[j2 n1 ..], so row j1 of the
-        // transposed result is column j1 there.
-        scatter_columns(&mut b, n1, range.start / n2, n2, &s.staging);
-    }
+    s.rows_to_natural_h(&a, &mut b, &mut dh, &twiddles)?;
     Ok(b)
+}
+
+/// The constants of the four-step passes: the root of unity, the coset generator, their
+/// inverses and n1-th powers, and 1 / Z on the coset.
+struct FourStepTwiddles {
+    w: Fr,
+    w_inv: Fr,
+    g: Fr,
+    g_inv: Fr,
+    g_n1: Fr,
+    g_inv_n1: Fr,
+    z_inv: Fr,
+}
+
+impl<B: ComputeBackend> Streamer<'_, B> {
+    /// Pass 1 (columns): c = a ∘ b, then the column half of the iNTT for all three.
+    fn product_and_column_intt(
+        &mut self,
+        a: &mut [Fr],
+        b: &mut [Fr],
+        c: &mut [Fr],
+        dev: &mut [B::FrBuffer; 3],
+        t: &FourStepTwiddles,
+    ) -> Result<(), BackendError> {
+        let (backend, n1) = (self.backend, self.n1);
+        for c0 in self.column_chunks() {
+            let [da, db, dc] = &mut *dev;
+            self.upload_columns(a, c0, da)?;
+            backend.write_fr(dc, 0, &self.staging)?;
+            self.upload_columns(b, c0, db)?;
+            backend.mul_assign(dc, db)?;
+            let base = t.w_inv.pow_vartime([c0 as u64]);
+            for d in dev.iter_mut() {
+                backend.transform_segments(d, n1, Transform::Intt, NN)?;
+                backend.segment_powers(d, n1, base, t.w_inv)?;
+            }
+            let [da, db, dc] = &*dev;
+            self.download_columns(da, a, c0)?;
+            self.download_columns(db, b, c0)?;
+            self.download_columns(dc, c, c0)?;
+        }
+        Ok(())
+    }
+
+    /// Pass 2 (rows): row iNTT (coefficients, transposed), g^(n1 k2), row NTT.
+    fn rows_to_coset(
+        &mut self,
+        a: &mut [Fr],
+        b: &mut [Fr],
+        c: &mut [Fr],
+        dev: &mut [B::FrBuffer; 3],
+        t: &FourStepTwiddles,
+    ) -> Result<(), BackendError> {
+        let (backend, n2) = (self.backend, self.n2);
+        for range in self.row_chunks() {
+            let hosts = [&mut *a, &mut *b, &mut *c];
+            for (d, x) in dev.iter_mut().zip(&hosts) {
+                backend.write_fr(d, 0, &x[range.clone()])?;
+            }
+            for d in dev.iter_mut() {
+                backend.transform_segments(d, n2, Transform::Intt, NN)?;
+                backend.segment_powers(d, n2, t.g_n1, Fr::ONE)?;
+                backend.transform_segments(d, n2, Transform::Ntt, NN)?;
+            }
+            for (d, x) in dev.iter().zip(hosts) {
+                backend.read_fr(d, 0, &mut x[range.clone()])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Pass 3 (columns): coset evaluations in natural order, h on the coset, and the
+    /// column half of the coset iNTT; h goes back into a's memory.
+    fn quotient_and_column_intt(
+        &mut self,
+        a: &mut [Fr],
+        b: &[Fr],
+        c: &[Fr],
+        dev: &mut [B::FrBuffer; 3],
+        t: &FourStepTwiddles,
+    ) -> Result<(), BackendError> {
+        let (backend, n1) = (self.backend, self.n1);
+        for c0 in self.column_chunks() {
+            for (d, x) in dev.iter_mut().zip([&*a, b, c]) {
+                self.upload_columns(x, c0, d)?;
+            }
+            let base = t.g * t.w.pow_vartime([c0 as u64]);
+            for d in dev.iter_mut() {
+                backend.segment_powers(d, n1, base, t.w)?;
+                backend.transform_segments(d, n1, Transform::Ntt, NN)?;
+            }
+            let [da, db, dc] = &mut *dev;
+            backend.mul_assign(da, db)?;
+            backend.sub_assign(da, dc)?;
+            backend.scale(da, t.z_inv)?;
+            backend.transform_segments(da, n1, Transform::Intt, NN)?;
+            let base = t.g_inv * t.w_inv.pow_vartime([c0 as u64]);
+            backend.segment_powers(da, n1, base, t.w_inv)?;
+            self.download_columns(da, a, c0)?;
+        }
+        Ok(())
+    }
+
+    /// Pass 4 (rows): row iNTT and g^-(n1 j2); row j1 holds h[j1 + n1 j2], scattered into
+    /// natural order in `h` (b's memory: its contents are no longer needed).
+    fn rows_to_natural_h(
+        &mut self,
+        a: &[Fr],
+        h: &mut [Fr],
+        dh: &mut B::FrBuffer,
+        t: &FourStepTwiddles,
+    ) -> Result<(), BackendError> {
+        let (backend, n1, n2) = (self.backend, self.n1, self.n2);
+        for range in self.row_chunks() {
+            backend.write_fr(dh, 0, &a[range.clone()])?;
+            backend.transform_segments(dh, n2, Transform::Intt, NN)?;
+            backend.segment_powers(dh, n2, t.g_inv_n1, Fr::ONE)?;
+            backend.read_fr(dh, 0, &mut self.staging)?;
+            // Viewed as an n2 x n1 matrix, natural h has row j2 = h[j2 n1 ..], so row j1 of
+            // the transposed result is column j1 there.
+            scatter_columns(h, n1, range.start / n2, n2, &self.staging);
+        }
+        Ok(())
+    }
 }
 
 fn inverse(x: Fr, what: &'static str) -> Result<Fr, Groth16Error> {

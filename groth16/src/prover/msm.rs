@@ -146,10 +146,10 @@ pub(super) fn b_g2_msm_batched<'p, B: ComputeBackend + 'p>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sluice_field::G1Projective;
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
     use sluice_backend_cpu::{CpuBackend, CpuBases};
+    use sluice_field::G1Projective;
 
     /// Batches of every size, with and without a density and a skip, and with the bases
     /// of each batch uploaded alone (from compact scalars), give the one-call sum.
