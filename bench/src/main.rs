@@ -15,6 +15,7 @@ mod profiled;
 mod provenance;
 mod record;
 mod report;
+mod synthesis;
 mod verify;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -206,7 +207,7 @@ fn ladder<B: Profiled + 'static>(
                 if op.on_host() {
                     start_row(format!("[{done}/{total}] {HOST} {name} 2^{log} ... "));
                     rows.push(row(&name, HOST, log, || {
-                        host_op(op, log, opts).map(Timings::of)
+                        host_op(op, circuit, log, opts).map(Timings::of)
                     }));
                 } else {
                     start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
@@ -253,8 +254,14 @@ fn start_row(label: String) {
 const HOST: &str = "host";
 
 /// A host-only op's timings ([`Op::on_host`]).
-fn host_op(op: Op, log: u32, opts: &Options) -> Result<Vec<Duration>, String> {
+fn host_op(
+    op: Op,
+    circuit: CircuitKind,
+    log: u32,
+    opts: &Options,
+) -> Result<Vec<Duration>, String> {
     match op {
+        Op::Synthesis => synthesis::sluice_synthesis(circuit, log, opts.seed, opts.reps),
         Op::Verify => verify::sluice_verify(log, opts.seed, opts.reps),
         Op::VerifyBatch => verify::sluice_verify_batch(log, opts.seed, opts.reps),
         _ => Err(format!("{} is not a host op", op.name())),
@@ -386,7 +393,7 @@ fn measure<B: Profiled>(
         }};
     }
     let times = match op {
-        Op::Verify | Op::VerifyBatch => {
+        Op::Synthesis | Op::Verify | Op::VerifyBatch => {
             return Err(format!("{} runs on the host (host_op)", op.name()))
         }
         Op::C2 => return Err("c2 makes its own rows (c2::measure)".into()),

@@ -24,6 +24,10 @@ pub enum Op {
     /// back to back; the row's times are the steady-state seconds per proof, with the
     /// pipeline's memory figures beside them. Not in the default op list (`--ops c2`).
     C2,
+    /// Synthesis alone of a circuit (`--circuit`, default SHA-256) filling a domain of 2^k
+    /// with `ProvingAssignment`, on one host thread. Not in the default op list
+    /// (`--ops synthesis`).
+    Synthesis,
     /// Verification of one proof with 2^k public inputs (a real setup), on the host.
     Verify,
     /// Batch verification of 2^k proofs with 4 public inputs each, on the host.
@@ -32,13 +36,14 @@ pub enum Op {
 
 impl Op {
     /// Every operation, in the order they run.
-    pub const ALL: [Op; 8] = [
+    pub const ALL: [Op; 9] = [
         Op::Ntt,
         Op::MsmG1,
         Op::MsmG2,
         Op::Proof,
         Op::Partition,
         Op::C2,
+        Op::Synthesis,
         Op::Verify,
         Op::VerifyBatch,
     ];
@@ -53,10 +58,10 @@ impl Op {
         Op::VerifyBatch,
     ];
 
-    /// Whether the op runs on the host whatever the backend (verification): measured once
-    /// per run, in the first backend's ladder.
+    /// Whether the op runs on the host whatever the backend (synthesis, verification):
+    /// measured once per run, in the first backend's ladder.
     pub fn on_host(self) -> bool {
-        matches!(self, Op::Verify | Op::VerifyBatch)
+        matches!(self, Op::Synthesis | Op::Verify | Op::VerifyBatch)
     }
 
     /// The name used on the command line, in tables and in files.
@@ -68,6 +73,7 @@ impl Op {
             Op::Proof => "proof",
             Op::Partition => "partition",
             Op::C2 => "c2",
+            Op::Synthesis => "synthesis",
             Op::Verify => "verify",
             Op::VerifyBatch => "verify-batch",
         }
@@ -82,6 +88,7 @@ impl Op {
             Op::Proof => vec![10, 12, 14],
             Op::Partition => vec![10, 12, 14],
             Op::C2 => vec![12],
+            Op::Synthesis => vec![16],
             Op::Verify => vec![1, 4, 8],
             Op::VerifyBatch => vec![2, 4, 6],
         }
@@ -117,10 +124,11 @@ impl CircuitKind {
     }
 
     /// The circuit `op` runs without `--circuit`: the bit decomposition for c2 (its job is
-    /// boolean-heavy), MiMC for everything else.
+    /// boolean-heavy), SHA-256 for synthesis (the real gadget circuit), MiMC for the rest.
     pub fn default_for(op: Op) -> Self {
         match op {
             Op::C2 => CircuitKind::Bits,
+            Op::Synthesis => CircuitKind::Sha256,
             _ => CircuitKind::Mimc,
         }
     }
@@ -230,8 +238,11 @@ usage: cargo xtask bench [options]
   --compare         also measure the peers: arkworks, blst, bellperson (needs the runner's
                     `compare` feature)
   --peers LIST      with --compare, only these peers, e.g. bellperson-gpu (default: all)
-  --circuit LIST    circuits of the proof and c2 rows: mimc, bits, sha256 (bellpepper's
-                    SHA-256 gadget) (default: mimc for proof, bits for c2)
+  --circuit LIST    circuits of the proof, synthesis and c2 rows: mimc, bits, sha256
+                    (bellpepper's SHA-256 gadget) (default: mimc for proof, sha256 for
+                    synthesis, bits for c2)
+  --ops synthesis   synthesis alone on one host thread (not in the default ops); with
+                    --compare beside bellperson's own (from its log, one CPU proof a run)
   --ops c2          a C2-shaped job through the partition pipeline (not in the default ops):
     --partitions P  partitions per proof (default: 10)
     --proofs Q      proofs back to back; the row's time is the steady state (default: 2)
@@ -356,7 +367,7 @@ impl Options {
     /// default (one row; other ops have no circuit).
     pub fn circuits_for(&self, op: Op) -> Vec<CircuitKind> {
         match (op, &self.circuits) {
-            (Op::Proof | Op::C2, Some(circuits)) => circuits.clone(),
+            (Op::Proof | Op::C2 | Op::Synthesis, Some(circuits)) => circuits.clone(),
             _ => vec![CircuitKind::default_for(op)],
         }
     }
@@ -473,6 +484,9 @@ mod tests {
         assert_eq!(CircuitKind::Mimc.row_name(Op::C2), "c2-mimc");
         assert_eq!(CircuitKind::Mimc.row_name(Op::Proof), "proof");
         assert_eq!(CircuitKind::Sha256.row_name(Op::Proof), "proof-sha256");
+        assert_eq!(CircuitKind::Sha256.row_name(Op::Synthesis), "synthesis");
+        assert_eq!(CircuitKind::Bits.row_name(Op::Synthesis), "synthesis-bits");
+        assert!(Op::Synthesis.on_host());
         assert_eq!(
             o.c2,
             C2Options {

@@ -93,11 +93,15 @@ const PROOF_BITS: &[(&str, PeerFn)] = &[("bellperson-gpu", proof_bits_bellperson
 #[cfg(feature = "compare-gpu")]
 const PROOF_SHA256: &[(&str, PeerFn)] = &[("bellperson-gpu", proof_sha256_bellperson)];
 
+const SYNTHESIS: &[(&str, PeerFn)] = &[("bellperson", synthesis_bellperson)];
+const SYNTHESIS_BITS: &[(&str, PeerFn)] = &[("bellperson", synthesis_bits_bellperson)];
+const SYNTHESIS_MIMC: &[(&str, PeerFn)] = &[("bellperson", synthesis_mimc_bellperson)];
 const VERIFY: &[(&str, PeerFn)] = &[("bellperson", verify_bellperson)];
 const VERIFY_BATCH: &[(&str, PeerFn)] = &[("bellperson", verify_batch_bellperson)];
 
 /// The peers of a row's operation (`ntt`, `msm-g1`, `msm-g2`, `proof`, `proof-bits`,
-/// `proof-sha256`, `verify`, `verify-batch`), by name (`arkworks`, `blst`, `bellperson`); none for an unknown
+/// `proof-sha256`, `synthesis`, `synthesis-bits`, `synthesis-mimc`, `verify`, `verify-batch`),
+/// by name (`arkworks`, `blst`, `bellperson`); none for an unknown
 /// operation.
 pub fn peers_for(op: &str) -> &'static [(&'static str, PeerFn)] {
     match op {
@@ -107,6 +111,9 @@ pub fn peers_for(op: &str) -> &'static [(&'static str, PeerFn)] {
         "proof" => PROOF,
         "proof-bits" => PROOF_BITS,
         "proof-sha256" => PROOF_SHA256,
+        "synthesis" => SYNTHESIS,
+        "synthesis-bits" => SYNTHESIS_BITS,
+        "synthesis-mimc" => SYNTHESIS_MIMC,
         "verify" => VERIFY,
         "verify-batch" => VERIFY_BATCH,
         _ => &[],
@@ -400,6 +407,136 @@ where
         black_box(proof);
         Ok(())
     })
+}
+
+/// The `synthesis` peer: bellperson 0.27's synthesis of the row's `Sha256Preimage`.
+pub fn synthesis_bellperson(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
+    bellperson_synthesis(
+        log,
+        seed,
+        reps,
+        Sha256Preimage::<Fr>::filling_domain(log, Some(seed)),
+        Sha256Preimage::<blstrs::Scalar>::filling_domain(log, Some(seed)),
+    )
+}
+
+/// The `synthesis-bits` peer: bellperson's synthesis of the row's `BitDecomposition`.
+pub fn synthesis_bits_bellperson(
+    log: u32,
+    seed: u64,
+    reps: usize,
+) -> Result<Vec<Duration>, String> {
+    bellperson_synthesis(
+        log,
+        seed,
+        reps,
+        BitDecomposition::<Fr>::filling_domain(log, Some(seed)),
+        BitDecomposition::<blstrs::Scalar>::filling_domain(log, Some(seed)),
+    )
+}
+
+/// The `synthesis-mimc` peer: bellperson's synthesis of the row's `MimcLike`.
+pub fn synthesis_mimc_bellperson(
+    log: u32,
+    seed: u64,
+    reps: usize,
+) -> Result<Vec<Duration>, String> {
+    bellperson_synthesis(
+        log,
+        seed,
+        reps,
+        MimcLike::<Fr>::filling_domain(log, Some(Fr::from(seed))),
+        MimcLike::filling_domain(log, Some(blstrs::Scalar::from(seed))),
+    )
+}
+
+/// bellperson's synthesis times of `circuit` (one thread: a single circuit), each read from
+/// the log line its `create_random_proof` writes; each run is a whole proof on the CPU (or
+/// its GPU with `compare-gpu`), with benchmark parameters made by sluice for `ours`.
+fn bellperson_synthesis<C>(
+    log: u32,
+    seed: u64,
+    reps: usize,
+    ours: impl sluice_groth16::Circuit<Fr>,
+    circuit: C,
+) -> Result<Vec<Duration>, String>
+where
+    C: bellperson::Circuit<blstrs::Scalar> + Clone + Send,
+{
+    use bellperson::groth16;
+    bellperson_log::install()?;
+    let mut rng = rng_for(log, seed);
+    let params = setup("bellperson", log, || -> Result<_, String> {
+        let params = crate::benchmark_parameters(ours, &mut rng)?;
+        let mut bytes = Vec::new();
+        params.write(&mut bytes).map_err(|e| e.to_string())?;
+        groth16::Parameters::<blstrs::Bls12>::read(&bytes[..], false).map_err(|e| e.to_string())
+    })?;
+    let mut times = Vec::with_capacity(reps);
+    for rep in 0..=reps {
+        if rep > 0 {
+            crate::bar::runs(rep - 1, reps);
+        }
+        bellperson_log::take();
+        let proof = groth16::create_random_proof(circuit.clone(), &params, &mut rng)
+            .map_err(|e| format!("bellperson proof: {e}"))?;
+        black_box(proof);
+        let took = bellperson_log::take()
+            .ok_or("bellperson logged no `synthesis time` line for its proof")?;
+        if rep > 0 {
+            times.push(took);
+        }
+    }
+    Ok(times)
+}
+
+/// The one logger of the bench process while a synthesis peer runs: it keeps the duration
+/// of bellperson's `synthesis time: ...` info line and drops every other record.
+mod bellperson_log {
+    use std::sync::{Mutex, OnceLock};
+    use std::time::Duration;
+
+    static LAST: Mutex<Option<Duration>> = Mutex::new(None);
+
+    struct Capture;
+
+    impl log::Log for Capture {
+        fn enabled(&self, m: &log::Metadata<'_>) -> bool {
+            m.level() <= log::Level::Info && m.target().starts_with("bellperson")
+        }
+
+        fn log(&self, record: &log::Record<'_>) {
+            if !self.enabled(record.metadata()) {
+                return;
+            }
+            let line = record.args().to_string();
+            if let Some(took) = line
+                .strip_prefix("synthesis time: ")
+                .and_then(crate::synthesis::parse_debug_duration)
+            {
+                *LAST.lock().unwrap_or_else(|e| e.into_inner()) = Some(took);
+            }
+        }
+
+        fn flush(&self) {}
+    }
+
+    /// Installs the capture (once); an error where another logger was installed first.
+    pub fn install() -> Result<(), String> {
+        static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+        INSTALLED
+            .get_or_init(|| {
+                log::set_logger(&Capture)
+                    .map(|()| log::set_max_level(log::LevelFilter::Info))
+                    .map_err(|e| format!("cannot read bellperson's log: {e}"))
+            })
+            .clone()
+    }
+
+    /// The last synthesis time logged since the previous call.
+    pub fn take() -> Option<Duration> {
+        LAST.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
 }
 
 /// A verify row's fixture in bellperson's types, read from sluice's bytes: the prepared

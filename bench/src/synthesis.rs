@@ -1,0 +1,99 @@
+//! The synthesis rows: `ProvingAssignment::synthesize` of a circuit alone, on the calling
+//! thread (as a prover's partition worker runs it), and with `--compare` bellperson's own
+//! synthesis of the same circuit in blstrs' field. bellperson keeps its assignment private
+//! and reports the time of its synthesis only in its log (`synthesis time: ...` at info),
+//! so its row runs one whole CPU proof per run and reads that line.
+
+use std::time::{Duration, Instant};
+
+use sluice_field::Fr;
+use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
+use sluice_groth16::{Circuit, ProvingAssignment};
+
+use crate::bar;
+use crate::options::CircuitKind;
+
+/// sluice's row: one warm-up and `reps` timed syntheses of `circuit` at 2^log; the
+/// assignment is dropped outside the clock.
+pub fn sluice_synthesis(
+    circuit: CircuitKind,
+    log: u32,
+    seed: u64,
+    reps: usize,
+) -> Result<Vec<Duration>, String> {
+    match circuit {
+        CircuitKind::Mimc => timed(
+            reps,
+            MimcLike::<Fr>::filling_domain(log, Some(Fr::from(seed))),
+        ),
+        CircuitKind::Bits => timed(
+            reps,
+            BitDecomposition::<Fr>::filling_domain(log, Some(seed)),
+        ),
+        CircuitKind::Sha256 => timed(reps, Sha256Preimage::<Fr>::filling_domain(log, Some(seed))),
+    }
+}
+
+fn timed<C: Circuit<Fr> + Clone>(reps: usize, circuit: C) -> Result<Vec<Duration>, String> {
+    let mut times = Vec::with_capacity(reps);
+    for rep in 0..=reps {
+        if rep > 0 {
+            bar::runs(rep - 1, reps);
+        }
+        let copy = circuit.clone();
+        let start = Instant::now();
+        let cs = ProvingAssignment::synthesize(copy).map_err(|e| e.to_string())?;
+        let took = start.elapsed();
+        drop(cs);
+        if rep > 0 {
+            times.push(took);
+        }
+    }
+    Ok(times)
+}
+
+/// Parses a `Duration`'s `Debug` form (`1.5s`, `12.3ms`, `4.56µs`, `789ns`): how
+/// bellperson logs its synthesis time.
+#[cfg(any(feature = "compare", test))]
+pub fn parse_debug_duration(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (number, unit) = s.split_at(split);
+    let value: f64 = number.parse().ok()?;
+    let scale = match unit {
+        "s" => 1.0,
+        "ms" => 1e-3,
+        "µs" | "us" => 1e-6,
+        "ns" => 1e-9,
+        _ => return None,
+    };
+    Some(Duration::from_secs_f64(value * scale))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_durations_parse_back() {
+        for d in [
+            Duration::from_nanos(789),
+            Duration::from_micros(4560),
+            Duration::from_millis(12_345),
+            Duration::from_secs_f64(1.5),
+        ] {
+            let back = parse_debug_duration(&format!("{d:?}")).unwrap();
+            assert!((back.as_secs_f64() - d.as_secs_f64()).abs() < 1e-9, "{d:?}");
+        }
+        assert_eq!(parse_debug_duration("12 parsecs"), None);
+        assert_eq!(parse_debug_duration("ms"), None);
+    }
+
+    #[test]
+    fn synthesis_rows_time_every_circuit() {
+        for circuit in [CircuitKind::Mimc, CircuitKind::Bits, CircuitKind::Sha256] {
+            let times = sluice_synthesis(circuit, 10, 7, 2).unwrap();
+            assert_eq!(times.len(), 2, "{circuit:?}");
+        }
+    }
+}
