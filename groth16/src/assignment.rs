@@ -11,6 +11,7 @@ use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
 };
 use ff::Field;
+use sluice_backend::compact::Entry;
 use sluice_backend::{
     CompactConfig, CompactVec, ComputeBackend, HostAllocator, HostBudget, Storage,
 };
@@ -153,6 +154,8 @@ pub struct ProvingAssignment {
     aux_assignment: CompactVec,
     namespace: Vec<String>,
     unsatisfied: Option<Unsatisfied>,
+    /// Whether a·b = c is checked in constant time (raw storage: see `enforce`).
+    uniform_check: bool,
     /// Where the small parts' bytes are counted, and what they were counted at.
     budget: Option<Arc<dyn HostBudget>>,
     small_parts: SmallParts,
@@ -195,6 +198,7 @@ impl ProvingAssignment {
             aux_assignment: self.aux_assignment.clone_into(lender),
             namespace: self.namespace.clone(),
             unsatisfied: self.unsatisfied.clone(),
+            uniform_check: self.uniform_check,
             budget: None,
             small_parts: self.small_parts,
             progress: None,
@@ -221,6 +225,7 @@ impl ProvingAssignment {
             aux_assignment: options.vector(options.capacity.aux),
             namespace: Vec::new(),
             unsatisfied: None,
+            uniform_check: options.storage == Storage::Raw,
             budget: options.budget.clone(),
             small_parts: SmallParts::default(),
             progress: options.progress.clone(),
@@ -441,6 +446,22 @@ const MINUS_ONE: [u64; 4] = {
     out
 };
 
+/// Whether a·b = c, without the product where a or b is 0 or 1.
+///
+/// # Security
+/// Variable time in a and b.
+#[inline]
+fn product_is_vartime(a: &Fr, b: &Fr, c: &Fr) -> bool {
+    const ZERO: [u64; 4] = Fr::ZERO.mont_limbs();
+    const ONE: [u64; 4] = Fr::ONE.mont_limbs();
+    match (a.mont_limbs(), b.mont_limbs()) {
+        (ZERO, _) | (_, ZERO) => c.mont_limbs() == ZERO,
+        (ONE, _) => b.mont_limbs() == c.mont_limbs(),
+        (_, ONE) => a.mont_limbs() == c.mont_limbs(),
+        _ => (*a * b).mont_limbs() == c.mont_limbs(),
+    }
+}
+
 /// `<lc, z>`, marking used variables in the densities given. `None` if the combination
 /// names a variable this system never allocated.
 fn eval_lc<S: FrCompatible>(
@@ -455,60 +476,57 @@ fn eval_lc<S: FrCompatible>(
     // Montgomery limbs). Skipping zeros is what defines density in bellperson (a zero
     // coefficient does not use the variable); a coefficient of one or minus one needs no
     // product. Inputs are public too, so an input of one (the constant every circuit uses
-    // for its constants) needs no product either; auxiliary values are secret and take the
-    // same arithmetic whatever they are (reading one from compact storage is variable time:
-    // see sluice_backend::compact).
-    // Adds coeff * value to acc and marks variable i; inlined (as a closure it was a call
-    // per term, with acc on the stack).
+    // for its constants) needs no product either. An auxiliary value stored as a small
+    // code needs no product when it is 0, 1 or -1 (most of a gadget circuit's witness):
+    // variable time in the witness, as compact storage is (sluice_backend::compact);
+    // raw storage gives full elements, whose arithmetic does not depend on the value.
     #[inline(always)]
-    fn add(
-        acc: &mut Fr,
-        value: Option<Fr>,
-        coeff: &Fr,
-        public: bool,
-        density: Option<&mut Density>,
-        i: usize,
-    ) -> Option<()> {
+    fn coefficient_used(coeff: &Fr) -> bool {
         const ZERO: [u64; 4] = Fr::ZERO.mont_limbs();
+        coeff.mont_limbs() != ZERO
+    }
+    // Adds coeff * value to acc (coeff nonzero); inlined (as a closure it was a call per
+    // term, with acc on the stack).
+    #[inline(always)]
+    fn add_product(acc: &mut Fr, value: Fr, coeff: &Fr) {
         const ONE: [u64; 4] = Fr::ONE.mont_limbs();
-        let limbs = coeff.mont_limbs();
-        if limbs == ZERO {
-            return Some(());
+        match coeff.mont_limbs() {
+            ONE => *acc += value,
+            MINUS_ONE => *acc -= value,
+            _ => *acc += value * coeff,
         }
-        let value = value?;
-        if limbs == ONE {
-            *acc += value;
-        } else if limbs == MINUS_ONE {
-            *acc -= value;
-        } else if public && value.mont_limbs() == ONE {
-            *acc += *coeff;
-        } else {
-            *acc += value * coeff;
+    }
+    #[inline(always)]
+    fn mark(density: Option<&mut Density>, i: usize) -> Option<()> {
+        match density {
+            Some(d) => d.set(i, true).ok(),
+            None => Some(()),
         }
-        if let Some(d) = density {
-            d.set(i, true).ok()?;
-        }
-        Some(())
     }
     for (&i, coeff) in lc.iter_inputs() {
-        add(
-            &mut acc,
-            inputs.get(i).copied(),
-            coeff.as_fr(),
-            true,
-            input_density.as_deref_mut(),
-            i,
-        )?;
+        let coeff = coeff.as_fr();
+        if !coefficient_used(coeff) {
+            continue;
+        }
+        let value = *inputs.get(i)?;
+        match value.mont_limbs() == Fr::ONE.mont_limbs() {
+            true => acc += *coeff,
+            false => add_product(&mut acc, value, coeff),
+        }
+        mark(input_density.as_deref_mut(), i)?;
     }
     for (&i, coeff) in lc.iter_aux() {
-        add(
-            &mut acc,
-            aux.get(i),
-            coeff.as_fr(),
-            false,
-            aux_density.as_deref_mut(),
-            i,
-        )?;
+        let coeff = coeff.as_fr();
+        if !coefficient_used(coeff) {
+            continue;
+        }
+        match aux.entry_vartime(i)? {
+            Entry::Small(0) => {}
+            Entry::Small(1) => acc += *coeff,
+            Entry::Small(-1) => acc -= *coeff,
+            entry => add_product(&mut acc, entry.to_fr(), coeff),
+        }
+        mark(aux_density.as_deref_mut(), i)?;
     }
     Some(acc)
 }
@@ -579,8 +597,14 @@ impl<S: FrCompatible> ConstraintSystem<S> for ProvingAssignment {
         let c = eval_lc(&c, inputs, aux, None, None);
         match (a, b, c) {
             (Some(a), Some(b), Some(c)) => {
-                // Branching reveals only whether the witness is valid.
-                if !bool::from((a * b).ct_eq(&c)) {
+                // Raw storage keeps the check uniform (branching reveals only whether the
+                // witness is valid); otherwise it is variable time, as compact storage is,
+                // and skips the product where a or b is 0 or 1 (most gadget constraints).
+                let satisfied = match self.uniform_check {
+                    true => bool::from((a * b).ct_eq(&c)),
+                    false => product_is_vartime(&a, &b, &c),
+                };
+                if !satisfied {
                     self.record_failure(annotation().into());
                 }
                 self.a.push(a);
@@ -688,6 +712,30 @@ mod tests {
         assert!(matches!(cs.check(), Err(SynthesisError::Unsatisfiable)));
         // Both constraints are still recorded: synthesis goes on.
         assert_eq!(cs.num_constraints(), 2);
+    }
+
+    /// The shortcut check agrees with the product on every mix of 0, 1, -1, small and
+    /// full values, satisfied or not.
+    #[test]
+    fn the_shortcut_check_agrees_with_the_product() {
+        let values = [
+            Fr::ZERO,
+            Fr::ONE,
+            -Fr::ONE,
+            Fr::from(5u64),
+            Fr::from(0x9e37_79b9_7f4a_7c15u64).square(),
+        ];
+        for a in values {
+            for b in values {
+                for c in values.iter().copied().chain([a * b]) {
+                    assert_eq!(
+                        product_is_vartime(&a, &b, &c),
+                        a * b == c,
+                        "{a:?} * {b:?} = {c:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -4,6 +4,8 @@
 use ff::Field;
 use sluice_field::Fr;
 
+use super::ESCAPE;
+
 /// Montgomery limbs of `a + b mod p`, for building [`SMALL`] at compile time.
 const fn add_mod(a: [u64; 4], b: [u64; 4]) -> [u64; 4] {
     let (sum, _) = add(a, b);
@@ -39,7 +41,9 @@ const fn sub(a: [u64; 4], b: [u64; 4]) -> ([u64; 4], bool) {
 }
 
 /// The element each code stands for (the escape's entry is unused, zero).
-pub(super) static SMALL: [Fr; 256] = {
+pub(super) static SMALL: [Fr; 256] = SMALL_TABLE;
+
+const SMALL_TABLE: [Fr; 256] = {
     let one = Fr::ONE.mont_limbs();
     let mut table = [Fr::from_mont_limbs_unchecked([0; 4]); 256];
     let (mut k, mut acc) = (1, one);
@@ -51,6 +55,36 @@ pub(super) static SMALL: [Fr; 256] = {
         k += 1;
     }
     table
+};
+
+/// log2 of the slots of [`INDEX`]: 1024 slots for 254 codes keep probes short.
+const INDEX_BITS: u32 = 10;
+
+/// The slot a value's search starts at: a multiplicative hash of its low Montgomery limb
+/// (the limbs of k R mod p for consecutive k are too regular to index by their bits alone:
+/// they clustered, and misses scanned long runs).
+const fn slot(low_limb: u64) -> usize {
+    (low_limb.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - INDEX_BITS)) as usize
+}
+
+/// The nonzero codes by their elements' low Montgomery limb, open addressing with linear
+/// probing, ESCAPE in empty slots: a value's code without leaving Montgomery form (a
+/// conversion to canonical form cost most of a push).
+static INDEX: [u8; 1 << INDEX_BITS] = {
+    let mask = (1 << INDEX_BITS) - 1;
+    let mut index = [ESCAPE; 1 << INDEX_BITS];
+    let mut code = 1;
+    while code < 256 {
+        if code != ESCAPE as usize {
+            let mut at = slot(SMALL_TABLE[code].mont_limbs()[0]);
+            while index[at] != ESCAPE {
+                at = (at + 1) & mask;
+            }
+            index[at] = code as u8;
+        }
+        code += 1;
+    }
+    index
 };
 
 /// The element each code stands for, [`ESCAPE`](super::ESCAPE)'s entry aside: the table
@@ -68,32 +102,30 @@ pub fn small_code_vartime(x: &Fr) -> Option<u8> {
     const ZERO: [u64; 4] = [0; 4];
     const ONE: [u64; 4] = Fr::ONE.mont_limbs();
     let limbs = x.mont_limbs();
-    // Bits and -1 (the most common values) without leaving Montgomery form.
+    // Bits (the most common values) without a lookup.
     if limbs == ZERO {
         return Some(0);
     }
     if limbs == ONE {
         return Some(1);
     }
-    if limbs == SMALL[0xFF].mont_limbs() {
-        return Some(0xFF);
+    let mask = (1 << INDEX_BITS) - 1;
+    let mut at = slot(limbs[0]);
+    loop {
+        let code = INDEX[at];
+        if code == ESCAPE {
+            return None;
+        }
+        if SMALL[code as usize].mont_limbs() == limbs {
+            return Some(code);
+        }
+        at = (at + 1) & mask;
     }
-    let c = x.to_canonical_limbs();
-    let p = Fr::MODULUS_LIMBS;
-    if c[1] | c[2] | c[3] == 0 && c[0] <= 127 {
-        return Some(c[0] as u8);
-    }
-    // p - c <= 127 needs the top three limbs equal (p's low limb is above 127).
-    if c[1] == p[1] && c[2] == p[2] && c[3] == p[3] && p[0] - c[0] <= 127 {
-        return Some((p[0] - c[0]).wrapping_neg() as u8);
-    }
-    None
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compact::ESCAPE;
 
     fn small(k: i64) -> Fr {
         match k >= 0 {
@@ -109,6 +141,22 @@ mod tests {
             assert_ne!(code, ESCAPE);
             assert_eq!(SMALL[code as usize], small(k), "{k}");
             assert_eq!(small_code_vartime(&small(k)), Some(code), "{k}");
+        }
+        // Random elements and integers around the range agree with the canonical test.
+        let reference = |x: &Fr| {
+            let c = x.to_canonical_limbs();
+            let p = Fr::MODULUS_LIMBS;
+            if c[1] | c[2] | c[3] == 0 && c[0] <= 127 {
+                return Some(c[0] as u8);
+            }
+            let top_equal = c[1] == p[1] && c[2] == p[2] && c[3] == p[3];
+            (top_equal && p[0] - c[0] <= 127).then(|| (p[0] - c[0]).wrapping_neg() as u8)
+        };
+        let mut x = Fr::from(0x9e37_79b9_7f4a_7c15u64);
+        for k in -1000i64..1000 {
+            assert_eq!(small_code_vartime(&small(k)), reference(&small(k)), "{k}");
+            x = x.square() + Fr::ONE;
+            assert_eq!(small_code_vartime(&x), reference(&x), "{x:?}");
         }
         for x in [
             small(128),

@@ -52,6 +52,27 @@ use raw::{Grown, Raw, WAIT_DIVISOR};
 /// Entries per page of a compact vector.
 pub const PAGE_LEN: usize = 1 << 16;
 
+/// One value of a compact vector as it is stored: a small integer by its code, or a full
+/// element (an exception, or any value of raw storage).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// The integer k in [-127, 127].
+    Small(i8),
+    /// Any other element (and every element of raw storage).
+    Full(Fr),
+}
+
+impl Entry {
+    /// The element.
+    #[inline]
+    pub fn to_fr(self) -> Fr {
+        match self {
+            Entry::Small(k) => code::SMALL[k as u8 as usize],
+            Entry::Full(x) => x,
+        }
+    }
+}
+
 /// The code of an entry whose value is listed as an exception.
 pub const ESCAPE: u8 = 0x80;
 
@@ -372,7 +393,7 @@ impl CompactVec {
             return self.push(x);
         }
         self.len += 1;
-        if self.len == self.probe_len() && self.config.storage == Storage::Auto {
+        if self.config.storage == Storage::Auto && self.len == self.probe_len() {
             self.probe();
         }
     }
@@ -424,6 +445,7 @@ impl CompactVec {
     }
 
     /// Where a [`Storage::Auto`] vector decides (see [`PROBE_LEN`]).
+    #[inline]
     fn probe_len(&self) -> usize {
         (self.config.capacity / 4).clamp(MIN_PROBE_LEN, PROBE_LEN)
     }
@@ -486,6 +508,22 @@ impl CompactVec {
         Some(match &self.repr {
             Repr::Raw(raw) => raw.data[i],
             Repr::Paged(pages) => pages[i / PAGE_LEN].get(i % PAGE_LEN),
+        })
+    }
+
+    /// Value `i` as it is stored ([`Entry`]), `None` past the end: lets a caller skip
+    /// arithmetic on small values (raw storage always gives [`Entry::Full`]).
+    ///
+    /// # Security
+    /// Variable time in the value, as all compact storage (see [the module docs](self)).
+    #[inline]
+    pub fn entry_vartime(&self, i: usize) -> Option<Entry> {
+        if i >= self.len {
+            return None;
+        }
+        Some(match &self.repr {
+            Repr::Raw(raw) => Entry::Full(raw.data[i]),
+            Repr::Paged(pages) => pages[i / PAGE_LEN].entry(i % PAGE_LEN),
         })
     }
 

@@ -6,7 +6,7 @@ use std::ops::Range;
 use sluice_field::Fr;
 
 use super::code::{small_code_vartime, SMALL};
-use super::{ESCAPE, FR_BYTES, PAGE_LEN};
+use super::{Entry, ESCAPE, FR_BYTES, PAGE_LEN};
 
 /// Bytes one exception holds: its position in the page and its element.
 pub(super) const EXCEPTION_BYTES: u64 = 2 + FR_BYTES;
@@ -169,6 +169,22 @@ impl Page {
                 }
                 let k = p.exception_at.partition_point(|&e| (e as usize) < at);
                 p.exceptions[k]
+            }
+        }
+    }
+
+    /// Entry `at`, as its code where it has one.
+    #[inline]
+    pub(super) fn entry(&self, at: usize) -> Entry {
+        match self {
+            Page::Raw(v) => Entry::Full(v[at]),
+            Page::Codes(p) => {
+                let code = p.codes[at];
+                if code != ESCAPE {
+                    return Entry::Small(code as i8);
+                }
+                let k = p.exception_at.partition_point(|&e| (e as usize) < at);
+                Entry::Full(p.exceptions[k])
             }
         }
     }

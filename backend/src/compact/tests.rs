@@ -73,6 +73,15 @@ fn check_same(v: &CompactVec, model: &[Fr], what: &str) {
         assert_eq!(v.get(i), model.get(i).copied(), "{what}: get({i})");
     }
     assert_eq!(v.get(model.len()), None, "{what}");
+    // Entries give every value, as its own code only where the value is small.
+    for (i, x) in model.iter().enumerate() {
+        let entry = v.entry_vartime(i).expect("in range");
+        assert_eq!(entry.to_fr(), *x, "{what}: entry({i})");
+        if let Entry::Small(k) = entry {
+            assert_eq!(small_code_vartime(x), Some(k as u8), "{what}: entry({i})");
+        }
+    }
+    assert_eq!(v.entry_vartime(model.len()), None, "{what}");
     assert_eq!(
         rebuilt_from_pieces(v, 0..model.len(), what),
         model,
@@ -153,6 +162,8 @@ fn boolean_vectors_take_a_byte_per_value() {
     assert!(bytes >= model.len() as u64, "{bytes}");
     assert!(bytes <= model.len() as u64 + 4096, "{bytes}");
     check_same(&v, &model, "booleans");
+    assert_eq!(v.entry_vartime(1), Some(Entry::Small(1)));
+    assert_eq!(v.entry_vartime(2), Some(Entry::Small(0)));
 }
 
 /// Dense values switch an automatic vector to one raw vector after the probe, lent where
