@@ -204,6 +204,33 @@ fn ladder<B: Profiled + 'static>(
                     }));
                     continue;
                 }
+                let chosen = |peer: &str| {
+                    opts.peers
+                        .as_ref()
+                        .map_or(true, |p| p.iter().any(|q| q == peer))
+                };
+                #[cfg(feature = "compare")]
+                if with_peers && chosen("bellperson") && matches!(op, Op::Verify | Op::VerifyBatch)
+                {
+                    // Rows of about a millisecond: alternated run by run, as one row's
+                    // neighbour seconds later saw other load.
+                    start_row(format!(
+                        "[{done}/{total}] {HOST} and bellperson {name} 2^{log} ... "
+                    ));
+                    let both = peers::verify_side_by_side(
+                        op == Op::VerifyBatch,
+                        log,
+                        opts.seed,
+                        opts.reps,
+                    );
+                    let part = |k: usize| {
+                        both.clone()
+                            .map(|b| Timings::of(if k == 0 { b.0 } else { b.1 }))
+                    };
+                    rows.push(row(&name, HOST, log, || part(0)));
+                    rows.push(row(&name, "bellperson", log, || part(1)));
+                    continue;
+                }
                 if op.on_host() {
                     start_row(format!("[{done}/{total}] {HOST} {name} 2^{log} ... "));
                     rows.push(row(&name, HOST, log, || {
@@ -224,11 +251,6 @@ fn ladder<B: Profiled + 'static>(
                         measure(backend, op, circuit, log, opts, true)
                     }));
                 }
-                let chosen = |peer: &str| {
-                    opts.peers
-                        .as_ref()
-                        .map_or(true, |p| p.iter().any(|q| q == peer))
-                };
                 for &(peer, f) in peers_for(&name)
                     .iter()
                     .filter(|(peer, _)| with_peers && chosen(peer))

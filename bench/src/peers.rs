@@ -566,6 +566,68 @@ fn bellperson_fixture(f: &crate::verify::Fixture) -> Result<BellpersonVerify, St
     Ok((groth16::prepare_verifying_key(&vk), proofs, inputs))
 }
 
+/// sluice's and bellperson's verification of the same proofs (a `verify` row's one proof,
+/// or a `verify-batch` row's batch), run alternately, one timed run each per round with the
+/// order flipped every round, so that load drifting over seconds falls on both alike:
+/// `(sluice, bellperson)` times, `reps` each.
+pub fn verify_side_by_side(
+    batch: bool,
+    log: u32,
+    seed: u64,
+    reps: usize,
+) -> Result<(Vec<Duration>, Vec<Duration>), String> {
+    use crate::verify::{time_calls, Fixture};
+    let fixture = match batch {
+        true => Fixture::batch(log, seed)?,
+        false => Fixture::single(log, seed)?,
+    };
+    let pvk = sluice_groth16::prepare_verifying_key(&fixture.vk);
+    let (bp_pvk, bp_proofs, bp_inputs) = bellperson_fixture(&fixture)?;
+    let bp_refs: Vec<_> = bp_proofs.iter().collect();
+    let mut rng = rng_for(log, seed);
+    let mut ours = || {
+        time_calls(1, || {
+            let ok = match batch {
+                true => sluice_groth16::verify_proofs_batch(
+                    &pvk,
+                    &mut rng,
+                    &fixture.proofs,
+                    &fixture.inputs,
+                ),
+                false => sluice_groth16::verify_proof(&pvk, &fixture.proofs[0], &fixture.inputs[0]),
+            };
+            ok.map_err(|e| e.to_string())
+        })
+    };
+    let mut bp_rng = rng_for(log, seed ^ 1);
+    let mut theirs = || {
+        time_calls(1, || {
+            let ok = match batch {
+                true => bellperson::groth16::verify_proofs_batch(
+                    &bp_pvk,
+                    &mut bp_rng,
+                    &bp_refs,
+                    &bp_inputs,
+                ),
+                false => bellperson::groth16::verify_proof(&bp_pvk, bp_refs[0], &bp_inputs[0]),
+            };
+            ok.map_err(|e| e.to_string())
+        })
+    };
+    let (mut a, mut b) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    for round in 0..reps {
+        crate::bar::runs(round, reps);
+        if round % 2 == 0 {
+            a.extend(ours()?);
+            b.extend(theirs()?);
+        } else {
+            b.extend(theirs()?);
+            a.extend(ours()?);
+        }
+    }
+    Ok((a, b))
+}
+
 /// bellperson 0.27's `verify_proof` on the `verify` row's proof (the same bytes sluice
 /// verifies), its key prepared beforehand.
 pub fn verify_bellperson(log: u32, seed: u64, reps: usize) -> Result<Vec<Duration>, String> {
