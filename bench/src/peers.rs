@@ -381,6 +381,22 @@ pub fn proof_sha256_bellperson(log: u32, seed: u64, reps: usize) -> Result<Vec<D
     )
 }
 
+/// sluice's benchmark parameters for `ours`, written in bellperson's format and read by
+/// bellperson (unchecked, as for a trusted file); untimed.
+fn bellperson_parameters(
+    log: u32,
+    ours: impl sluice_groth16::Circuit<Fr>,
+    rng: &mut ChaCha20Rng,
+) -> Result<bellperson::groth16::Parameters<blstrs::Bls12>, String> {
+    setup("bellperson", log, || -> Result<_, String> {
+        let params = crate::benchmark_parameters(ours, rng)?;
+        let mut bytes = Vec::new();
+        params.write(&mut bytes).map_err(|e| e.to_string())?;
+        bellperson::groth16::Parameters::<blstrs::Bls12>::read(&bytes[..], false)
+            .map_err(|e| e.to_string())
+    })
+}
+
 /// bellperson's timed proofs of `circuit` (synthesis included, as in sluice's proof rows),
 /// with benchmark parameters made by sluice for `ours`, the same circuit in sluice's field.
 fn bellperson_proof<C>(
@@ -395,12 +411,7 @@ where
 {
     use bellperson::groth16;
     let mut rng = rng_for(log, seed);
-    let params = setup("bellperson", log, || -> Result<_, String> {
-        let params = crate::benchmark_parameters(ours, &mut rng)?;
-        let mut bytes = Vec::new();
-        params.write(&mut bytes).map_err(|e| e.to_string())?;
-        groth16::Parameters::<blstrs::Bls12>::read(&bytes[..], false).map_err(|e| e.to_string())
-    })?;
+    let params = bellperson_parameters(log, ours, &mut rng)?;
     time(reps, || {
         let proof = groth16::create_random_proof(circuit.clone(), &params, &mut rng)
             .map_err(|e| format!("bellperson proof: {e}"))?;
@@ -466,12 +477,7 @@ where
     use bellperson::groth16;
     bellperson_log::install()?;
     let mut rng = rng_for(log, seed);
-    let params = setup("bellperson", log, || -> Result<_, String> {
-        let params = crate::benchmark_parameters(ours, &mut rng)?;
-        let mut bytes = Vec::new();
-        params.write(&mut bytes).map_err(|e| e.to_string())?;
-        groth16::Parameters::<blstrs::Bls12>::read(&bytes[..], false).map_err(|e| e.to_string())
-    })?;
+    let params = bellperson_parameters(log, ours, &mut rng)?;
     let mut times = Vec::with_capacity(reps);
     for rep in 0..=reps {
         if rep > 0 {
