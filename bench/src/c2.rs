@@ -129,7 +129,9 @@ where
         .device_busy
         .iter()
         .zip(&from.device_busy)
-        .map(|(a, b)| (*a - *b).as_secs_f64() / wall.as_secs_f64())
+        // A device job is credited when it ends, so one straddling the window's start
+        // counts whole: capped at all of the window.
+        .map(|(a, b)| ((*a - *b).as_secs_f64() / wall.as_secs_f64()).min(1.0))
         .collect();
     let mean = waiting.iter().sum::<f64>() / waiting.len().max(1) as f64;
     let mut row = Row::measured(&circuit.row_name(Op::C2), label, log, &times, None);

@@ -118,7 +118,8 @@ pub struct PipelineFigures {
     /// Peak bytes the host budget counted for all partitions together.
     pub host_reserved_peak_bytes: u64,
     /// Device busy time over the steady state's wall time (from the first proof's end to
-    /// the last's; the whole run with one proof), per device.
+    /// the last's; the whole run with one proof), per device, at most 1 (work is credited
+    /// when it ends).
     pub device_busy: Vec<f64>,
     /// Peak resident set size of the process sampled during the run (every 50 ms).
     pub peak_rss_bytes: Option<u64>,
