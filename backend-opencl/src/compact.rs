@@ -222,6 +222,9 @@ mod tests {
                     );
                     let len = n + 16;
                     let buf = b.alloc_fr("compact test", len).unwrap();
+                    // alloc_fr queues a zero fill, and a fresh write must follow no queued
+                    // command on its buffer (it goes up on the transfer queue).
+                    b.synchronize().unwrap();
                     b.fr_ops()
                         .write_compact_into(&buf.data, offset, &v, range.clone(), fresh)
                         .unwrap();
