@@ -245,11 +245,19 @@ __kernel void POINT_msm_scan(__global const uint *counts, __global const uint *b
   }
 }
 
-// Bucket set k's entries live at entries[k n ..] (one set of wn n entries when folded);
-// afterwards cursor[b] is the end of bucket b.
+// Where bucket set k's entries start: `full` sets of `span` slots, then sets of `large_span`
+// (only scalars of 2^16 or more have digits there; Plan::set_start).
+inline ulong POINT_set_start(uint k, uint span, uint full, uint large_span) {
+  const uint f = min(k, full);
+  return (ulong)f * span + (ulong)(k - f) * large_span;
+}
+
+// Bucket set k's entries live at entries[POINT_set_start(k) ..] (one set of wn n entries
+// when folded); afterwards cursor[b] is the end of bucket b.
 __kernel void POINT_msm_scatter(__global const uint *scalars, __global uint *cursor,
                                 __global uint *entries, uint n, uint c, uint items, uint per,
-                                uint w0, uint wn, uint fold, uint stride) {
+                                uint w0, uint wn, uint fold, uint stride, uint full,
+                                uint large_span) {
   const uint t = get_global_id(0);
   if (t >= items) return;
   uint run = 0;
@@ -261,7 +269,7 @@ __kernel void POINT_msm_scatter(__global const uint *scalars, __global uint *cur
       const uint set = POINT_SET(w, w0, fold);
       uint pos = w == 0 && mag == mag0 ? next0++ : atomic_inc(&cursor[set * buckets + mag - 1]);
       const uint base = fold ? (w - w0) * stride + i : i;
-      entries[(ulong)set * n + pos] = base | (neg << 31);
+      entries[POINT_set_start(set, n, full, large_span) + pos] = base | (neg << 31);
     }
   })
 }
@@ -288,7 +296,8 @@ __kernel void POINT_msm_accumulate(__global const POINT_affine *bases,
                                    __global const uint *end, __global const uint *rank,
                                    __global const uint *totals, __global POINT_xyzz *partials,
                                    __global uint *keys, uint base_offset, uint n, uint buckets,
-                                   uint seg_len, uint segs, uint cap, uint windows) {
+                                   uint seg_len, uint segs, uint cap, uint windows, uint full,
+                                   uint large_span) {
   const uint gid = get_global_id(0);
   const uint w = gid / segs;
   const uint s = gid % segs;
@@ -309,7 +318,7 @@ __kernel void POINT_msm_accumulate(__global const POINT_affine *bases,
     keys[slot - 1] = b + 1;
   }
   bases += base_offset;
-  entries += (ulong)w * n;
+  entries += POINT_set_start(w, n, full, large_span);
   uint bend = end[b];
   POINT_xyzz acc = POINT_xyzz_zero();
   for (uint e = start; e < stop; e++) {

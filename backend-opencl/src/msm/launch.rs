@@ -177,6 +177,8 @@ impl<A: GpuCurve> Run<'_, A> {
             .u32(p.wn as u32)?
             .u32(p.fold as u32)?
             .u32(self.stride as u32)?
+            .u32(p.full_sets as u32)?
+            .u32(p.large_span as u32)?
             .run(self.items, None)?;
         Ok(entries)
     }
@@ -208,6 +210,8 @@ impl<A: GpuCurve> Run<'_, A> {
             .u32(p.segs as u32)?
             .u32(p.cap as u32)?
             .u32(p.windows as u32)?
+            .u32(p.full_sets as u32)?
+            .u32(p.large_span as u32)?
             .run_any_group(p.windows * p.segs, self.point_group)?;
         Ok((pieces, piece_buckets))
     }

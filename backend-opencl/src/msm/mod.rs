@@ -229,10 +229,16 @@ impl Msm<'_> {
                         ]
                     })
                     .collect();
+                // Entries at every window's full span: a plan for a count of large scalars
+                // between the bounds sorts into fewer slots than that, but can sort into more
+                // than either bound's plan.
                 let buffers = sets
                     .iter()
                     .flatten()
-                    .map(|p| p.buffers(ctx.info, piece, point))
+                    .map(|p| LaunchBuffers {
+                        entries: p.windows * p.span,
+                        ..p.buffers(ctx.info, piece, point)
+                    })
                     .fold(LaunchBuffers::default(), LaunchBuffers::max);
                 // Launches after the first of a batch: the sums of those before are still
                 // on the device.

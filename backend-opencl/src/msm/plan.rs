@@ -61,6 +61,10 @@ const CHOSEN_WINDOW_BITS: usize = 20;
 /// folded, G1 and G2 (BENCHMARKS.md#msm-gpu).
 const PIECE_COST: usize = 8;
 
+/// Scalars below 2^16 are small: the planner counts the others (`large`), and only those
+/// have digits in the windows above bit 16.
+const SMALL_SCALAR_BITS: usize = 16;
+
 /// Bits the signed windows cover: one more than the scalars' 255, for the last borrow.
 pub(super) const DIGIT_BITS: usize = SCALAR_BITS + 1;
 
@@ -85,6 +89,13 @@ pub(super) struct Plan {
     pub(super) buckets: usize,
     /// Entry slots per set: n, or wn n when folded (a set has at most that many entries).
     pub(super) span: usize,
+    /// The first sets, which any scalar may have a digit in: [`span`](Self::span) slots
+    /// each. A scalar below 2^16 has nonzero digits only in windows 0 to ceil(16 / c)
+    /// (the last from a borrow), so each later set holds at most one entry per large
+    /// scalar: [`large_span`](Self::large_span) slots.
+    pub(super) full_sets: usize,
+    /// Entry slots of each set after the first [`full_sets`](Self::full_sets).
+    pub(super) large_span: usize,
     /// Entries per accumulate segment (L).
     pub(super) seg_len: usize,
     /// Segment slots per set: span / L rounded up.
@@ -114,6 +125,7 @@ impl Plan {
         let (chunk, slice, per_item) = (t.segment_len, t.reduce_slice, t.scalars_per_item);
         let buckets = 1usize << (c - 1);
         let seg_len = chunk.unwrap_or_else(|| segment_len(span, sets, buckets));
+        let full_sets = sets.min(SMALL_SCALAR_BITS.div_ceil(c) + 1);
         let segs = span.div_ceil(seg_len).max(1);
         let cap = buckets + segs;
         Plan {
@@ -121,6 +133,8 @@ impl Plan {
             windows: sets,
             buckets,
             span,
+            full_sets,
+            large_span: large.min(span),
             seg_len,
             segs,
             cap,
@@ -132,10 +146,21 @@ impl Plan {
         }
     }
 
+    /// Where set `k`'s entries start (see [`full_sets`](Self::full_sets)).
+    pub(super) fn set_start(&self, k: usize) -> usize {
+        let full = k.min(self.full_sets);
+        full * self.span + (k - full) * self.large_span
+    }
+
+    /// Entry slots of every set together.
+    pub(super) fn entry_slots(&self) -> usize {
+        self.set_start(self.windows)
+    }
+
     /// Whether every buffer of the launch fits one allocation.
     pub(super) fn fits(&self, max_alloc: u64, piece_bytes: usize) -> bool {
         let fits = |bytes: usize| bytes as u64 <= max_alloc;
-        fits(self.windows * self.cap * piece_bytes) && fits(self.windows * self.span.max(1) * 4)
+        fits(self.windows * self.cap * piece_bytes) && fits(self.entry_slots().max(1) * 4)
     }
 
     /// The launch's cost in mixed additions (see [`Plan::new`]) for `m` scalars that cost
@@ -157,11 +182,15 @@ impl Plan {
         piece_bytes: usize,
         t: &MsmTuning,
     ) -> Option<Plan> {
+        let shape = Plan::shape(c, 1, (wn * n, n, large), t);
+        // One set, which every window's digits share.
         let plan = Plan {
             w0,
             wn,
             fold: true,
-            ..Plan::shape(c, 1, (wn * n, n, large), t)
+            full_sets: 1,
+            large_span: shape.span,
+            ..shape
         };
         plan.fits(max_alloc, piece_bytes).then_some(plan)
     }
@@ -376,7 +405,7 @@ impl Plan {
             blocks,
             block_sums: 2 * w * blocks,
             totals: 2 * w,
-            entries: w * self.span,
+            entries: self.entry_slots(),
             pieces: w * self.cap * piece_words,
             piece_buckets: w * self.cap,
             slices,

@@ -6,9 +6,9 @@ use sluice_backend::{BackendError, ComputeBackend, Density, Scalars};
 use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 
 use super::plan::{table_window, window_groups, Plan, DIGIT_BITS};
-use crate::testing::{backend, rng, shifted_backend, split_backend};
-use crate::tuning::MsmTuning;
-use crate::OpenClBackend;
+use crate::testing::{backend, backend_with, rng, shifted_backend, split_backend, test_device};
+use crate::tuning::{MsmTuning, OpenClTuning};
+use crate::{DeviceSelector, OpenClBackend, OpenClConfig};
 
 /// `n` distinct bases (a seeded random start plus multiples of a random step), with the
 /// identity at a few positions.
@@ -593,5 +593,83 @@ fn plans_cover_the_scalars_and_fit_one_allocation() {
                 "{p:?} for {n}"
             );
         }
+    }
+}
+
+/// The nonzero signed digits of a scalar below 2^32 at window bits `c`, as `POINT_DIGITS`
+/// (`kernels/msm.cl`) makes them: (window, magnitude).
+fn kernel_digits(s: u32, c: usize) -> Vec<(usize, u64)> {
+    let mut carry = 0u64;
+    (0..DIGIT_BITS.div_ceil(c))
+        .filter_map(|w| {
+            let bits = (u64::from(s) >> (w * c).min(63)) & ((1 << c) - 1);
+            let d = if w * c >= 32 { 0 } else { bits } + carry;
+            carry = u64::from(d > 1 << (c - 1));
+            let mag = if carry == 1 { (1 << c) - d } else { d };
+            (mag != 0).then_some((w, mag))
+        })
+        .collect()
+}
+
+/// Every scalar below 2^16 has its digits in the plan's full sets, at every window size,
+/// and the bound is tight where c divides 16 (a borrow reaches the last full set).
+#[test]
+fn small_scalars_stay_in_the_full_sets() {
+    let t = MsmTuning::default();
+    for c in 2..=24usize {
+        let plan = Plan::shape(c, DIGIT_BITS.div_ceil(c), (1 << 16, 1 << 16, 0), &t);
+        let mut last = 0;
+        for s in 0..1u32 << 16 {
+            for (w, _) in kernel_digits(s, c) {
+                assert!(
+                    w < plan.full_sets,
+                    "scalar {s} has a digit in window {w}: {plan:?}"
+                );
+                last = last.max(w);
+            }
+        }
+        if 16 % c == 0 {
+            assert_eq!(last + 1, plan.full_sets, "c {c}: the bound is not tight");
+        }
+        assert_eq!(plan.large_span, 0);
+        assert_eq!(plan.entry_slots(), plan.full_sets << 16, "c {c}");
+    }
+}
+
+/// Small scalars whose borrows reach the last full set (0xffff, -2^16 + 1 style digit
+/// runs), among a few large ones, at c = 4 and 8 (forced): the later sets hold only the
+/// large scalars' entries, and the sum matches sluice-msm's.
+#[test]
+fn borrows_into_the_last_full_set_match_sluice_msm() {
+    for c in [4, 8] {
+        let msm = MsmTuning {
+            window_bits: Some(c),
+            ..MsmTuning::default()
+        };
+        let Some(b) = backend_with(OpenClConfig {
+            devices: DeviceSelector::Index(test_device()),
+            tuning: OpenClTuning {
+                msm,
+                ..OpenClTuning::default()
+            },
+            ..OpenClConfig::default()
+        }) else {
+            return;
+        };
+        let seed = 4300 + c as u64;
+        let n = 1 << 11;
+        let all = bases::<G1Projective>(n, seed);
+        let mut r = rng(seed);
+        let s: Vec<Fr> = (0..n)
+            .map(|i| match i % 64 {
+                0 => Fr::random(&mut r),
+                1..=40 => Fr::from(0xffff - u64::from(r.next_u32() % 8)),
+                _ => Fr::from(u64::from(r.next_u32() & 0xffff)),
+            })
+            .collect();
+        let plan = Plan::new(n, n / 64, 1 << 30, 192, &msm);
+        assert_eq!(plan.c, c);
+        assert!(plan.entry_slots() < plan.windows * n, "{plan:?}");
+        assert_g1_msm_matches(&b, &all, &s, &format!("borrows at c {c}"), seed);
     }
 }
