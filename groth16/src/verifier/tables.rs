@@ -23,7 +23,7 @@ const DIGITS: usize = 32;
 /// Each base is tabled as `2^(8 w q) · base` for q below its shifts (`w = 32 / shifts`
 /// windows), so a combination needs 8 w doublings and each window's batch sum holds
 /// `shifts` lookups per base; the additions stay at one per nonzero digit. Eight shifts
-/// (96 KiB per base) measured 27% faster than four at 16 inputs (BENCHMARKS.md#verification).
+/// (96 KiB per base) measured faster than four at 16 inputs (BENCHMARKS.md#verification).
 const MAX_SHIFTS: usize = 8;
 
 /// The tables' size limit, in shifted bases of 12 KiB (48 MiB): fewer shifts for larger
