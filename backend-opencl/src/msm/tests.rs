@@ -602,8 +602,11 @@ fn kernel_digits(s: u32, c: usize) -> Vec<(usize, u64)> {
     let mut carry = 0u64;
     (0..DIGIT_BITS.div_ceil(c))
         .filter_map(|w| {
-            let bits = (u64::from(s) >> (w * c).min(63)) & ((1 << c) - 1);
-            let d = if w * c >= 32 { 0 } else { bits } + carry;
+            let bits = match w * c {
+                shift if shift >= 32 => 0,
+                shift => (u64::from(s) >> shift) & ((1 << c) - 1),
+            };
+            let d = bits + carry;
             carry = u64::from(d > 1 << (c - 1));
             let mag = if carry == 1 { (1 << c) - d } else { d };
             (mag != 0).then_some((w, mag))

@@ -157,7 +157,7 @@ fn combine_tabled(multiples: &[blst_p1_affine], shifts: usize, scalars: &[Fr]) -
                 picked.push(multiple);
             }
         }
-        // SAFETY (both blocks): valid points in and out, and blst allows `out` to alias an
+        // SAFETY: valid points in and out, and blst allows `out` to alias an
         // input; blst's additions handle the identity and equal or opposite points, and
         // `list` names `picked.len()` contiguous points (a null second entry means
         // "contiguous from the first").
