@@ -30,19 +30,25 @@
 // take windows [w0, w0 + wn) of the digits (a table too large for one buffer is split by
 // windows); entry (k - w0) stride + i names base i of window k in the table's buffer.
 
+// Window w's signed digit of scalar s, with the borrow from window w - 1 in *carry (0 for
+// window 0): returns |d| (0 for a zero digit) and leaves in *carry whether d < 0.
+inline uint POINT_digit(const uint *s, uint w, uint c, uint *carry) {
+  const uint bit = w * c;
+  const uint limb = bit >> 5;
+  ulong v = limb < SCALAR_LIMBS ? (ulong)s[limb] : 0;
+  if (limb + 1 < SCALAR_LIMBS) v |= (ulong)s[limb + 1] << 32;
+  const uint d = ((uint)(v >> (bit & 31)) & ((1u << c) - 1)) + *carry;
+  *carry = d > (1u << (c - 1));
+  return *carry ? (1u << c) - d : d;
+}
+
 // The signed digits of one scalar, window by window: `POINT_DIGITS(s, c, windows, body)`
 // runs `body` with `w`, `mag` (|d|, 0 for a zero digit) and `neg` (d < 0) in scope.
 #define POINT_DIGITS(s, c, windows, body)                                       \
   {                                                                            \
     uint carry_ = 0;                                                           \
     for (uint w = 0; w < (windows); w++) {                                     \
-      uint bit_ = w * (c);                                                     \
-      uint limb_ = bit_ >> 5;                                                  \
-      ulong v_ = limb_ < SCALAR_LIMBS ? (ulong)(s)[limb_] : 0;                 \
-      if (limb_ + 1 < SCALAR_LIMBS) v_ |= (ulong)(s)[limb_ + 1] << 32;         \
-      uint d_ = ((uint)(v_ >> (bit_ & 31)) & ((1u << (c)) - 1)) + carry_;      \
-      carry_ = d_ > (1u << ((c) - 1));                                         \
-      uint mag = carry_ ? (1u << (c)) - d_ : d_;                               \
+      uint mag = POINT_digit(s, w, c, &carry_);                                \
       uint neg = carry_;                                                       \
       body                                                                     \
     }                                                                          \
@@ -259,8 +265,8 @@ inline ulong POINT_set_start(uint k, uint span, uint full, uint large_span) {
 #define POINT_SCATTER_BATCH 8
 
 // Bucket set k's entries live at entries[POINT_set_start(k) ..] (one set of wn n entries
-// when folded); afterwards cursor[b] is the end of bucket b. The digits are POINT_DIGITS',
-// computed POINT_SCATTER_BATCH windows at a time.
+// when folded); afterwards cursor[b] is the end of bucket b. The digits are taken
+// POINT_SCATTER_BATCH windows at a time.
 __kernel void POINT_msm_scatter(__global const uint *scalars, __global uint *cursor,
                                 __global uint *entries, uint n, uint c, uint items, uint per,
                                 uint w0, uint wn, uint fold, uint stride, uint full,
@@ -285,13 +291,7 @@ __kernel void POINT_msm_scatter(__global const uint *scalars, __global uint *cur
 #pragma unroll
       for (uint j = 0; j < POINT_SCATTER_BATCH; j++) {
         const uint w = wb + j;
-        const uint bit = w * c;
-        const uint limb = bit >> 5;
-        ulong v = limb < SCALAR_LIMBS ? (ulong)s[limb] : 0;
-        if (limb + 1 < SCALAR_LIMBS) v |= (ulong)s[limb + 1] << 32;
-        const uint d = ((uint)(v >> (bit & 31)) & ((1u << c) - 1)) + carry;
-        carry = d > (1u << (c - 1));
-        const uint mag = carry ? (1u << c) - d : d;
+        const uint mag = POINT_digit(s, w, c, &carry);
         const uint set = POINT_SET(w, w0, fold);
         live[j] = w < windows && w >= w0 && mag != 0;
         // Window 0's digits in the item's reserved run take no atomic.
