@@ -261,8 +261,8 @@ inline ulong POINT_set_start(uint k, uint span, uint full, uint large_span) {
 // Digits of a scalar the scatter takes at a time: their cursor atomics are issued back to
 // back and their entries stored after, so a work item has that many atomics in flight. One
 // at a time, an H200's scatter waited on each atomic's round trip (89% of its stalls, 4% of
-// issue slots busy; BENCHMARKS.md#msm-gpu). A build option (-DG1_SCATTER_BATCH=1, say, in
-// SLUICE_OPENCL_OPTIONS_G1_MSM) sets another, for A/B runs in one process.
+// issue slots busy; BENCHMARKS.md#msm-gpu). A build option defining this macro (by the
+// name the group's program gives it) sets another, for A/B runs in one process.
 #ifndef POINT_SCATTER_BATCH
 #define POINT_SCATTER_BATCH 8
 #endif
