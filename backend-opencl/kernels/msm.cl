@@ -30,25 +30,19 @@
 // take windows [w0, w0 + wn) of the digits (a table too large for one buffer is split by
 // windows); entry (k - w0) stride + i names base i of window k in the table's buffer.
 
-// Window w's signed digit of scalar s, with the borrow from window w - 1 in *carry (0 for
-// window 0): returns |d| (0 for a zero digit) and leaves in *carry whether d < 0.
-inline uint POINT_digit(const uint *s, uint w, uint c, uint *carry) {
-  const uint bit = w * c;
-  const uint limb = bit >> 5;
-  ulong v = limb < SCALAR_LIMBS ? (ulong)s[limb] : 0;
-  if (limb + 1 < SCALAR_LIMBS) v |= (ulong)s[limb + 1] << 32;
-  const uint d = ((uint)(v >> (bit & 31)) & ((1u << c) - 1)) + *carry;
-  *carry = d > (1u << (c - 1));
-  return *carry ? (1u << c) - d : d;
-}
-
 // The signed digits of one scalar, window by window: `POINT_DIGITS(s, c, windows, body)`
 // runs `body` with `w`, `mag` (|d|, 0 for a zero digit) and `neg` (d < 0) in scope.
 #define POINT_DIGITS(s, c, windows, body)                                       \
   {                                                                            \
     uint carry_ = 0;                                                           \
     for (uint w = 0; w < (windows); w++) {                                     \
-      uint mag = POINT_digit(s, w, c, &carry_);                                \
+      uint bit_ = w * (c);                                                     \
+      uint limb_ = bit_ >> 5;                                                  \
+      ulong v_ = limb_ < SCALAR_LIMBS ? (ulong)(s)[limb_] : 0;                 \
+      if (limb_ + 1 < SCALAR_LIMBS) v_ |= (ulong)(s)[limb_ + 1] << 32;         \
+      uint d_ = ((uint)(v_ >> (bit_ & 31)) & ((1u << (c)) - 1)) + carry_;      \
+      carry_ = d_ > (1u << ((c) - 1));                                         \
+      uint mag = carry_ ? (1u << (c)) - d_ : d_;                               \
       uint neg = carry_;                                                       \
       body                                                                     \
     }                                                                          \
@@ -258,18 +252,8 @@ inline ulong POINT_set_start(uint k, uint span, uint full, uint large_span) {
   return (ulong)f * span + (ulong)(k - f) * large_span;
 }
 
-// Digits of a scalar the scatter takes at a time: their cursor atomics are issued back to
-// back and their entries stored after, so a work item has that many atomics in flight. One
-// at a time, an H200's scatter waited on each atomic's round trip (89% of its stalls, 4% of
-// issue slots busy; BENCHMARKS.md#msm-gpu). A build option defining this macro (by the
-// name the group's program gives it) sets another, for A/B runs in one process.
-#ifndef POINT_SCATTER_BATCH
-#define POINT_SCATTER_BATCH 8
-#endif
-
 // Bucket set k's entries live at entries[POINT_set_start(k) ..] (one set of wn n entries
-// when folded); afterwards cursor[b] is the end of bucket b. The digits are taken
-// POINT_SCATTER_BATCH windows at a time.
+// when folded); afterwards cursor[b] is the end of bucket b.
 __kernel void POINT_msm_scatter(__global const uint *scalars, __global uint *cursor,
                                 __global uint *entries, uint n, uint c, uint items, uint per,
                                 uint w0, uint wn, uint fold, uint stride, uint full,
@@ -280,39 +264,14 @@ __kernel void POINT_msm_scatter(__global const uint *scalars, __global uint *cur
   const uint mag0 = w0 == 0 ? POINT_window0_run(scalars, t, items, per, n, c, &run) : 0;
   uint next0 = run != 0 ? atomic_add(&cursor[mag0 - 1], run) : 0;
   const uint buckets = 1u << (c - 1);
-  const uint windows = w0 + wn;
-  for (uint k = 0; k < per; k++) {
-    const uint i = t + k * items;
-    if (i >= n) break;
-    uint s[SCALAR_LIMBS];
-    POINT_load_scalar(scalars, i, s);
-    uint carry = 0;
-    for (uint wb = 0; wb < windows; wb += POINT_SCATTER_BATCH) {
-      uint pos[POINT_SCATTER_BATCH], bucket[POINT_SCATTER_BATCH], value[POINT_SCATTER_BATCH];
-      ulong start[POINT_SCATTER_BATCH];
-      uint live[POINT_SCATTER_BATCH], shared[POINT_SCATTER_BATCH];
-#pragma unroll
-      for (uint j = 0; j < POINT_SCATTER_BATCH; j++) {
-        const uint w = wb + j;
-        const uint mag = POINT_digit(s, w, c, &carry);
-        const uint set = POINT_SET(w, w0, fold);
-        live[j] = w < windows && w >= w0 && mag != 0;
-        // Window 0's digits in the item's reserved run take no atomic.
-        const uint own = live[j] && w == 0 && mag == mag0;
-        pos[j] = own ? next0++ : 0;
-        shared[j] = live[j] && !own;
-        bucket[j] = set * buckets + mag - 1;
-        start[j] = POINT_set_start(set, n, full, large_span);
-        value[j] = (fold ? (w - w0) * stride + i : i) | (carry << 31);
-      }
-#pragma unroll
-      for (uint j = 0; j < POINT_SCATTER_BATCH; j++)
-        if (shared[j]) pos[j] = atomic_inc(&cursor[bucket[j]]);
-#pragma unroll
-      for (uint j = 0; j < POINT_SCATTER_BATCH; j++)
-        if (live[j]) entries[start[j] + pos[j]] = value[j];
+  POINT_ITEM_DIGITS(scalars, t, items, per, n, c, w0 + wn, {
+    if (w >= w0 && mag != 0) {
+      const uint set = POINT_SET(w, w0, fold);
+      uint pos = w == 0 && mag == mag0 ? next0++ : atomic_inc(&cursor[set * buckets + mag - 1]);
+      const uint base = fold ? (w - w0) * stride + i : i;
+      entries[POINT_set_start(set, n, full, large_span) + pos] = base | (neg << 31);
     }
-  }
+  })
 }
 
 // The largest bucket in [lo, hi) whose first entry is at or before entry e: the non-empty
