@@ -73,6 +73,8 @@ pub(crate) struct ContextSettings {
     pub(crate) pinned_host_bytes: Option<u64>,
     /// Whether the queues record device times.
     pub(crate) profile: bool,
+    /// The shortest gap a profile lists one by one, in ms (`None`: the report's default).
+    pub(crate) profile_gaps_listed_ms: Option<u32>,
     /// Watches chosen launches, if any.
     pub(crate) observer: Option<Arc<dyn LaunchObserver>>,
 }
@@ -168,7 +170,7 @@ impl DeviceCtx {
             max_chunk_bytes: settings.max_chunk_bytes.map_or(cap, |m| m.min(cap)),
             cache: settings.cache.clone(),
             build_options: settings.build_options.clone(),
-            profile: profiling.then(ProfileLog::default),
+            profile: profiling.then(|| ProfileLog::new(settings.profile_gaps_listed_ms)),
             observer: settings.observer.clone(),
             staging_words: settings.staging_words,
             staging: pinned_staging.then(|| Mutex::new(None)),

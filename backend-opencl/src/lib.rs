@@ -151,6 +151,7 @@ impl OpenClConfig {
     /// | `SLUICE_OPENCL_OPTIONS`, `SLUICE_OPENCL_OPTIONS_FR` / `_G1_MSM` / `_G2_MSM` | [`BuildOptions`] |
     /// | `SLUICE_BUILD_LOG` (`0`, `1`) | [`BuildOptions::print_log`] |
     /// | `SLUICE_PROFILE` (`0`, `1`) | [`OpenClTuning::profile`] |
+    /// | `SLUICE_PROFILE_GAPS_MS` | [`OpenClTuning::profile_gaps_listed_ms`] |
     /// | `SLUICE_CAPTURE_DIR`, `SLUICE_CAPTURE_KERNEL`, `SLUICE_CAPTURE_COUNT` | [`OpenClTuning::capture`] |
     pub fn with_env_overrides(self) -> Result<Self, OpenClConfigError> {
         self.with_overrides(&|name| std::env::var_os(name))
@@ -207,6 +208,7 @@ impl OpenClBackend {
             staging_words: tuning.staging.piece_kib * 256,
             pinned_host_bytes: tuning.pinned_host_bytes,
             profile: tuning.profile,
+            profile_gaps_listed_ms: tuning.profile_gaps_listed_ms,
             observer: tuning
                 .capture
                 .map(|c| Arc::new(capture::Capture::new(c)) as Arc<dyn LaunchObserver>),
@@ -298,7 +300,8 @@ impl OpenClBackend {
     /// the last report (launches, total milliseconds) and of the transfers each way, then
     /// the time the device idled before each kind of command (gaps under 10 ms: the host
     /// copying, waiting or enqueueing; longer gaps, mostly the caller's own work between
-    /// operations, in rows of their own, then one by one with the time each began), as a
+    /// operations, in rows of their own, then one by one with the time each began: from
+    /// [`OpenClTuning::profile_gaps_listed_ms`] where set), as a
     /// table, after waiting for the queues; `None` when profiling is off.
     pub fn profile_report(&self) -> Option<String> {
         let reports = self

@@ -15,8 +15,10 @@ pub(crate) const ON_DEVICE: &str = "(device copy or fill)";
 /// Device idle gaps at least this long get rows of their own in a profile (see [`idle_gaps`]).
 const IDLE_GAP_MAX_MS: f64 = 10.0;
 
-/// Long idle gaps a report lists one by one (a 2^27 partition proof has a few).
+/// Gaps a report lists one by one: the first few when only long ones are listed (a 2^27
+/// partition proof has a few), more when shorter ones are asked for.
 const LONG_GAPS_LISTED: usize = 24;
+const GAPS_LISTED: usize = 400;
 
 /// One recorded command: name, event, and for a kernel launch its resources on the device
 /// (work-group size limit, private bytes per work item: registers spilled; both 0 for the
@@ -24,12 +26,22 @@ const LONG_GAPS_LISTED: usize = 24;
 type Recorded = (String, Event, usize, u64);
 
 /// The commands one device's queues ran since its last report, for a profile.
-#[derive(Default)]
 pub(crate) struct ProfileLog {
     events: Mutex<Vec<Recorded>>,
+    /// The shortest gap listed one by one, in ms.
+    list_ms: f64,
 }
 
 impl ProfileLog {
+    /// An empty log whose reports list gaps of `list_ms` or more one by one (`None`:
+    /// [`IDLE_GAP_MAX_MS`]).
+    pub(crate) fn new(list_ms: Option<u32>) -> Self {
+        ProfileLog {
+            events: Mutex::new(Vec::new()),
+            list_ms: list_ms.map_or(IDLE_GAP_MAX_MS, f64::from),
+        }
+    }
+
     /// Records one command; `work_group_limit` and `private_bytes` are 0 for transfers.
     pub(crate) fn record(
         &self,
@@ -62,12 +74,17 @@ impl ProfileLog {
             add_to_row(&mut busy, &name, ms, wg, private);
             spans.push((start, end, name));
         }
-        let (idle, long_gaps, long_list) = idle_gaps(spans);
+        let (idle, long_gaps, long_list) = idle_gaps(spans, self.list_ms);
+        let listed = match self.list_ms < IDLE_GAP_MAX_MS {
+            true => GAPS_LISTED,
+            false => LONG_GAPS_LISTED,
+        };
         ProfileReport {
             busy,
             idle,
             long_gaps,
             long_list,
+            listed,
         }
     }
 }
@@ -83,13 +100,15 @@ pub(crate) struct ProfileReport {
     /// them: the caller's own work between operations, or host work inside one (an index
     /// built, a vector freed), told apart by the command that follows.
     long_gaps: Vec<KernelProfile>,
-    /// The same gaps one by one, in time order: where each lies tells a gap inside an
-    /// operation from one between operations (a proof's own from the bench's between
-    /// proofs).
+    /// The gaps of the log's listing length or more one by one, in time order: where each
+    /// lies tells a gap inside an operation from one between operations (a proof's own
+    /// from the bench's between proofs).
     long_list: Vec<LongGap>,
+    /// How many of `long_list` the report prints.
+    listed: usize,
 }
 
-/// One idle gap of [`IDLE_GAP_MAX_MS`] or more.
+/// One idle gap listed one by one.
 struct LongGap {
     /// When it began, in milliseconds from the first command of the profile.
     at_ms: f64,
@@ -133,9 +152,11 @@ fn add_to_row(rows: &mut Vec<KernelProfile>, name: &str, ms: f64, wg: usize, pri
 /// set of rows: mostly the caller's own work between operations (a bench preparing its
 /// next row), but also host work inside one. Their rows also name the command the gap
 /// follows (`X (after W)`: the one that ended last), which tells a late upload (after an
-/// upload piece) from late host work (after a kernel).
+/// upload piece) from late host work (after a kernel). Gaps of `list_ms` or more are also
+/// listed one by one.
 fn idle_gaps(
     mut spans: Vec<(u64, u64, String)>,
+    list_ms: f64,
 ) -> (Vec<KernelProfile>, Vec<KernelProfile>, Vec<LongGap>) {
     spans.sort_by_key(|s| s.0);
     let first = spans.first().map_or(0, |s| s.0);
@@ -145,16 +166,18 @@ fn idle_gaps(
     for (start, end, name) in spans {
         if let Some((prev, before)) = &last {
             let gap_ms = start.saturating_sub(*prev) as f64 * 1e-6;
+            let row = format!("{name} (after {before})");
             if gap_ms >= IDLE_GAP_MAX_MS {
-                let row = format!("{name} (after {before})");
                 add_to_row(&mut long_gaps, &row, gap_ms, 0, 0);
+            } else if gap_ms > 0.0 {
+                add_to_row(&mut idle, &name, gap_ms, 0, 0);
+            }
+            if gap_ms >= list_ms && gap_ms > 0.0 {
                 long_list.push(LongGap {
                     at_ms: prev.saturating_sub(first) as f64 * 1e-6,
                     ms: gap_ms,
                     row,
                 });
-            } else if gap_ms > 0.0 {
-                add_to_row(&mut idle, &name, gap_ms, 0, 0);
             }
         }
         if last.as_ref().map_or(true, |(prev, _)| end > *prev) {
@@ -207,17 +230,17 @@ pub(crate) fn format_report(devices: &[(usize, &str, ProfileReport)]) -> String 
         idle.iter().for_each(|r| out += &line(r, "idle before "));
         long.iter()
             .for_each(|r| out += &line(r, "long idle before "));
-        // One by one, the first LONG_GAPS_LISTED in time order.
-        for g in report.long_list.iter().take(LONG_GAPS_LISTED) {
+        // One by one, the first few in time order.
+        for g in report.long_list.iter().take(report.listed) {
             out += &format!(
-                "  long gap at {:>10.1} ms: {:>9.3} ms before {}\n",
+                "  gap at {:>10.1} ms: {:>9.3} ms before {}\n",
                 g.at_ms, g.ms, g.row
             );
         }
-        if report.long_list.len() > LONG_GAPS_LISTED {
+        if report.long_list.len() > report.listed {
             out += &format!(
-                "  ({} more long gaps not listed)\n",
-                report.long_list.len() - LONG_GAPS_LISTED
+                "  ({} more gaps not listed)\n",
+                report.long_list.len() - report.listed
             );
         }
     }
@@ -226,7 +249,7 @@ pub(crate) fn format_report(devices: &[(usize, &str, ProfileReport)]) -> String 
 
 #[cfg(test)]
 mod tests {
-    use super::idle_gaps;
+    use super::{idle_gaps, IDLE_GAP_MAX_MS};
 
     #[test]
     fn idle_gaps_are_charged_to_the_next_command_and_long_ones_kept_apart() {
@@ -243,7 +266,7 @@ mod tests {
             // 20 ms after the last end: a long gap, in its own rows.
             (29 * ms, 30 * ms, "a".to_string()),
         ];
-        let (idle, long_gaps, long_list) = idle_gaps(spans);
+        let (idle, long_gaps, long_list) = idle_gaps(spans.clone(), IDLE_GAP_MAX_MS);
         assert_eq!(long_gaps.len(), 1);
         // One by one: from 9 ms (b's end) after the first start, 20 ms long.
         assert_eq!(long_list.len(), 1);
@@ -260,5 +283,16 @@ mod tests {
         assert_eq!(idle[0].launches, 2);
         // 2 -> 5 ms and 7 -> 8 ms.
         assert!((idle[0].ms - 4.0).abs() < 1e-9, "{}", idle[0].ms);
+        // Listing from 2 ms adds the 3 ms gap before b, in time order, and not the 1 ms one.
+        let (idle2, long2, list) = idle_gaps(spans, 2.0);
+        assert_eq!((idle2.len(), long2.len()), (idle.len(), long_gaps.len()));
+        let rows: Vec<_> = list
+            .iter()
+            .map(|g| (g.row.as_str(), g.at_ms.round(), g.ms.round()))
+            .collect();
+        assert_eq!(
+            rows,
+            [("b (after a)", 2.0, 3.0), ("a (after b)", 9.0, 20.0)]
+        );
     }
 }

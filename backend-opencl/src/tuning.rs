@@ -54,6 +54,10 @@ pub struct OpenClTuning {
     /// Whether the queues record every command's device time, for
     /// [`OpenClBackend::profile_report`](crate::OpenClBackend::profile_report).
     pub profile: bool,
+    /// With `profile`, the shortest idle gap a report lists one by one (when it began, how
+    /// long, the commands around it), in milliseconds; `None` (the default): gaps of 10 ms
+    /// or more. Lower it to see where a proof's short gaps lie, not only their sum.
+    pub profile_gaps_listed_ms: Option<u32>,
     /// Launches to record for replay under NVIDIA's profiler; `None` (the default) records
     /// none.
     pub capture: Option<CaptureConfig>,
@@ -281,6 +285,9 @@ impl OpenClTuning {
         }
         b.print_log = env.switch("SLUICE_BUILD_LOG")?.unwrap_or(b.print_log);
         self.profile = env.switch("SLUICE_PROFILE")?.unwrap_or(self.profile);
+        if let Some(ms) = env.number("SLUICE_PROFILE_GAPS_MS", 0..=u32::MAX)? {
+            self.profile_gaps_listed_ms = Some(ms);
+        }
         if let Some(dir) = env.path("SLUICE_CAPTURE_DIR") {
             let kernels = env.text("SLUICE_CAPTURE_KERNEL")?.ok_or_else(|| {
                 OpenClConfigError::BadOverride {
@@ -401,6 +408,7 @@ mod tests {
                 ("SLUICE_OPENCL_OPTIONS", "-cl-nv-verbose"),
                 ("SLUICE_OPENCL_OPTIONS_G2_MSM", "-DKERNEL_INLINE_CURVE"),
                 ("SLUICE_PROFILE", "0"),
+                ("SLUICE_PROFILE_GAPS_MS", "2"),
                 ("SLUICE_CAPTURE_DIR", "/tmp/c"),
                 ("SLUICE_CAPTURE_KERNEL", "a, b"),
             ]))
@@ -422,6 +430,7 @@ mod tests {
             "-cl-nv-verbose"
         );
         assert!(!t.profile, "an override turns a typed setting off too");
+        assert_eq!(t.profile_gaps_listed_ms, Some(2));
         let capture = t.capture.unwrap();
         assert_eq!(capture.kernels, ["a", "b"]);
         assert_eq!((capture.dir, capture.count), (PathBuf::from("/tmp/c"), 1));
@@ -435,6 +444,10 @@ mod tests {
             (&[("SLUICE_NTT_TILES", "three")], "SLUICE_NTT_TILES"),
             (&[("SLUICE_STAGING_KIB", "32")], "SLUICE_STAGING_KIB"),
             (&[("SLUICE_PROFILE", "yes")], "SLUICE_PROFILE"),
+            (
+                &[("SLUICE_PROFILE_GAPS_MS", "-1")],
+                "SLUICE_PROFILE_GAPS_MS",
+            ),
             (&[("SLUICE_CAPTURE_DIR", "/tmp/c")], "SLUICE_CAPTURE_KERNEL"),
         ] {
             let pairs: &'static [(&'static str, &'static str)] = Box::leak(pairs.into());
