@@ -14,8 +14,12 @@ use crate::fr_ops::FrOps;
 use crate::repr::{as_words, words_as_bytes_mut};
 use crate::source::ProgramKind;
 
-/// Most values one batch expands: the bound of the codes' host and device temporaries
-/// (16 MiB each), which keeps a 2^27 vector's write at eight launches of each kernel.
+/// Most values one batch expands: the bound of the codes' host temporary (16 MiB), which
+/// keeps a 2^27 vector's write at eight launches of each kernel. The device temporaries of
+/// every batch live until the write ends (about a byte per value, a thirtieth of the
+/// vector): releasing one waits for the kernel that reads it (NVIDIA), and that kernel
+/// may be queued behind a transform, so a release per batch would hold every later batch's
+/// upload back until the transform ends (BENCHMARKS.md#partition).
 const BATCH: usize = 1 << 24;
 
 /// Most exceptions a batch gathers before it goes up (36 MiB of them), raw pages' values
@@ -96,13 +100,15 @@ impl FrOps<'_> {
         let (small, _small_tracked) =
             self.device_copy(ctx, "compact small values", small_values())?;
         let mut packed = Packed::default();
+        let mut held = Vec::new();
         dst.each_range(offset, range.len(), |chunk, at, from, n| {
             let (first, end) = (range.start + from, range.start + from + n);
             let mut src = first;
             while src < end {
                 let stop = packed.pack(data, src..end, at + src - first);
                 let out = &dst.chunks[chunk];
-                self.expand(ctx, out, &packed, &small, at + src - first, stop - src)?;
+                let (to, len) = (at + src - first, stop - src);
+                self.expand(out, &packed, &small, to, len, &mut held)?;
                 src = stop;
             }
             Ok(())
@@ -122,18 +128,20 @@ impl FrOps<'_> {
         Ok((mem, tracked))
     }
 
-    /// Uploads one packed batch and expands it into `out` from element `first`.
+    /// Uploads one packed batch and expands it into `out` from element `first`; its device
+    /// temporaries go to `held`, for the caller to release once every batch is queued.
     fn expand(
         &self,
-        ctx: &DeviceCtx,
         out: &ocl::core::Mem,
         packed: &Packed,
         small: &ocl::core::Mem,
         first: usize,
         len: usize,
+        held: &mut Vec<(ocl::core::Mem, sluice_backend::Allocation)>,
     ) -> Result<(), BackendError> {
+        let ctx = self.ctx;
         let words = &packed.codes[..len.div_ceil(4)];
-        let (codes, _codes_tracked) = ctx.temp(self.tracker, "compact codes", words.len())?;
+        let (codes, codes_tracked) = ctx.temp(self.tracker, "compact codes", words.len())?;
         ctx.write_fresh(&codes, 0, words)?;
         ctx.kernel(ProgramKind::Fr, "fr_expand_codes")?
             .mem(out)?
@@ -142,20 +150,22 @@ impl FrOps<'_> {
             .u32(first as u32)?
             .u32(len as u32)?
             .run(len, None)?;
+        held.push((codes, codes_tracked));
         let m = packed.at.len();
         if m == 0 {
             return Ok(());
         }
-        let (at, _at_tracked) = ctx.temp(self.tracker, "compact exception positions", m)?;
+        let (at, at_tracked) = ctx.temp(self.tracker, "compact exception positions", m)?;
         ctx.write_fresh(&at, 0, &packed.at)?;
-        let (values, _values_tracked) =
-            self.device_copy(ctx, "compact exceptions", &packed.values)?;
+        let values = self.device_copy(ctx, "compact exceptions", &packed.values)?;
         ctx.kernel(ProgramKind::Fr, "fr_scatter_exceptions")?
             .mem(out)?
             .mem(&at)?
-            .mem(&values)?
+            .mem(&values.0)?
             .u32(m as u32)?
-            .run(m, None)
+            .run(m, None)?;
+        held.extend([(at, at_tracked), values]);
+        Ok(())
     }
 }
 
