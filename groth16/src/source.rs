@@ -117,13 +117,6 @@ pub trait ParameterSource<B: ComputeBackend>: ParameterInfo {
     ) -> Result<(Bases<'_, B::Bases<G2Affine>>, usize), Groth16Error> {
         Ok((self.b_g2_bases(backend)?, range.start))
     }
-
-    /// Whether every query's bases are resident ([`Bases::Resident`]: asking for them
-    /// uploads nothing), so the prover may hold several queries' bases at once for free.
-    /// The default, `false`, is always safe.
-    fn bases_resident(&self) -> bool {
-        false
-    }
 }
 
 /// `points[range]`, or an error naming the query when the range runs past its end.
@@ -449,9 +442,6 @@ impl<B: ComputeBackend> ParameterInfo for ResidentParameters<B> {
 }
 
 impl<B: ComputeBackend> ParameterSource<B> for ResidentParameters<B> {
-    fn bases_resident(&self) -> bool {
-        true
-    }
     fn g1_bases(
         &self,
         _: &B,

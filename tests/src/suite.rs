@@ -474,8 +474,8 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
         "proof on {} differs from the CPU backend's (seed {seed:#x})",
         backend.info().name
     );
-    // Parameters resident: on a backend that queues work the witness MSMs run two at a
-    // time, and the proof is still the same bytes.
+    // Parameters resident (each query's bases uploaded once, as provers that run many
+    // proofs hold them): the same bytes.
     let resident = sluice_groth16::ResidentParameters::upload(&params, backend).unwrap();
     let cs = ProvingAssignment::synthesize_for(circuit.clone(), capacity, backend).unwrap();
     let from_resident = prove_assignment(cs, &resident, r, s, backend).unwrap().0;

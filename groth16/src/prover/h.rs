@@ -28,11 +28,7 @@ pub fn compute_h<B: ComputeBackend>(
     n: usize,
 ) -> Result<B::FrBuffer, Groth16Error> {
     let (a, b) = (HostInput::Full(a), HostInput::Full(b));
-    let release = |spent: Vec<B::FrBuffer>| {
-        drop(spent);
-        Ok(())
-    };
-    compute_h_then(backend, a, b, n, release).map(|(h, ())| h)
+    compute_h_then(backend, a, b, n, || Ok(())).map(|(h, ())| h)
 }
 
 /// An evaluation vector H reads from the host: whole, or compact (its host bytes counted
@@ -70,19 +66,17 @@ impl HostInput {
     }
 }
 
-/// [`compute_h`], running `queued` once all of H's device work is queued, with the
-/// buffers that work reads and nothing after it does (b and c with queued work): `queued`
-/// releases them, where it likes. On a GPU a release waits for the kernels that use the
-/// buffer, so a thread that `queued` starts can release them while this one goes on to
-/// queue h's MSM, and work put there (an upload) runs beside all of H's kernels rather
-/// than its last few. The device holds b and c a little longer (not above H's peak of
-/// three vectors, plus what `queued` adds).
+/// [`compute_h`], running `queued` once all of H's device work is queued, before the
+/// buffers that work reads are released. On a GPU a release waits for the kernels that
+/// use the buffer, so work put there (an upload) runs beside all of H's kernels rather than
+/// its last few. The device holds b and c a little longer (not above H's peak of three
+/// vectors, plus what `queued` adds).
 pub(super) fn compute_h_then<B: ComputeBackend, T>(
     backend: &B,
     a: HostInput,
     b: HostInput,
     n: usize,
-    queued: impl FnOnce(Vec<B::FrBuffer>) -> Result<T, Groth16Error>,
+    queued: impl FnOnce() -> Result<T, Groth16Error>,
 ) -> Result<(B::FrBuffer, T), Groth16Error> {
     let mut a_buf = a.upload(backend, "a", n)?;
     let (b_buf, c_buf) = if backend.info().queues_work {
@@ -109,15 +103,17 @@ pub(super) fn compute_h_then<B: ComputeBackend, T>(
         }
         (b_buf, c_buf)
     };
-    // With queued work, b and c go to `queued` (a release waits for the kernels using the
-    // buffer); otherwise each goes once used, as a CPU backend's buffers are host memory.
+    // With queued work, b and c are released after `queued` has run (a release waits for
+    // the kernels using the buffer); otherwise each goes once used, as a CPU backend's
+    // buffers are host memory.
     let keep = backend.info().queues_work;
     backend.mul_assign(&mut a_buf, &b_buf)?;
     let b_buf = keep.then_some(b_buf);
     backend.sub_assign(&mut a_buf, &c_buf)?;
     let c_buf = keep.then_some(c_buf);
     quotient_to_h(backend, &mut a_buf, n)?;
-    let then = queued(b_buf.into_iter().chain(c_buf).collect())?;
+    let then = queued()?;
+    drop((b_buf, c_buf));
     Ok((a_buf, then))
 }
 

@@ -4,10 +4,9 @@
 
 mod h;
 mod msm;
-mod overlap;
 mod report;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bellpepper_core::Circuit;
 use ff::Field;
@@ -176,12 +175,8 @@ where
 
     /// The time since the last phase ended, logged at info and reported as progress.
     fn lap(&mut self, what: &'static str) -> std::time::Duration {
-        let took = std::mem::replace(&mut self.clock, Instant::now()).elapsed();
-        self.phase_done(what, took)
-    }
-
-    /// A phase that took `took`, logged at info and reported as progress.
-    fn phase_done(&mut self, what: &'static str, took: Duration) -> Duration {
+        let now = Instant::now();
+        let took = std::mem::replace(&mut self.clock, now).elapsed();
         self.phase += 1;
         log::info!(
             "proof 2^{}: {what} in {:.1} ms",
@@ -256,19 +251,13 @@ where
                 let a = HostInput::compact(host, "a", a)?;
                 let b = HostInput::compact(host, "b", b)?;
                 // With queued work, the witness goes up (BENCHMARKS.md#partition) while H's
-                // transforms and h's MSM run, from its own thread, which first releases H's
-                // spent buffers (each release waits for H's kernels), so this one queues
-                // h's MSM meanwhile. The device holds no more for it: h's MSM converts h in
-                // place instead of copying it.
+                // transforms and h's MSM run, from its own thread, so this one releases H's
+                // buffers and queues h's MSM meanwhile. The device holds no more for it:
+                // h's MSM converts h in place instead of copying it.
                 let early = backend.info().queues_work && h_vector_on_device;
                 std::thread::scope(|scope| {
-                    let (h_buf, upload) = compute_h_then(backend, a, b, n, |spent| {
-                        Ok(early.then(|| {
-                            scope.spawn(move || {
-                                drop(spent);
-                                upload_witness(backend, aux, n)
-                            })
-                        }))
+                    let (h_buf, upload) = compute_h_then(backend, a, b, n, || {
+                        Ok(early.then(|| scope.spawn(|| upload_witness(backend, aux, n))))
                     })?;
                     let h = self.h_on_device(h_buf);
                     let aux = upload
@@ -311,14 +300,6 @@ where
         phases: &mut PhaseTimes,
     ) -> Result<WitnessMsms, Groth16Error> {
         let (backend, params, batch) = (self.backend, self.params, self.config.msm_batch_len);
-        let overlap = |_: &&B::FrBuffer| {
-            backend.info().queues_work
-                && params.bases_resident()
-                && overlap::two_fit(backend, cs.aux_assignment().len(), b_g2.is_none())
-        };
-        if let Some(aux) = aux_buf.filter(overlap) {
-            return self.witness_msms_two_at_a_time(cs, aux, b_g2, phases);
-        }
         let inputs = cs.input_assignment();
         let g1_aux = |run: &Self, query, skip, density| match aux_buf {
             Some(buf) => {
@@ -358,43 +339,6 @@ where
         };
         phases.b_g2 = self.lap("B MSM in G2");
         Ok(WitnessMsms { l, a, b_g1, b_g2 })
-    }
-
-    /// [`witness_msms`](Self::witness_msms) two at a time ([`overlap`]), every query's
-    /// bases resident.
-    fn witness_msms_two_at_a_time(
-        &mut self,
-        cs: &ProvingAssignment,
-        aux: &B::FrBuffer,
-        b_g2: Option<G2Projective>,
-        phases: &mut PhaseTimes,
-    ) -> Result<WitnessMsms, Groth16Error> {
-        let (backend, params) = (self.backend, self.params);
-        let l = params.g1_bases(backend, G1Query::L)?;
-        let a = params.g1_bases(backend, G1Query::A)?;
-        let b_g1 = params.g1_bases(backend, G1Query::BG1)?;
-        let g2_bases;
-        let b_g2 = match b_g2 {
-            Some(given) => overlap::BG2::Given(given),
-            None => {
-                g2_bases = params.b_g2_bases(backend)?;
-                overlap::BG2::Here(&*g2_bases)
-            }
-        };
-        let bases = overlap::WitnessBases {
-            l: &*l,
-            a: &*a,
-            b_g1: &*b_g1,
-            b_g2,
-        };
-        log::debug!("proof 2^{}: witness MSMs two at a time", self.log_n);
-        let (msms, took) = overlap::witness_msms_overlapped(backend, cs, aux, bases)?;
-        phases.l = self.phase_done("L MSM", took[0]);
-        phases.a = self.phase_done("A MSM", took[1]);
-        phases.b_g1 = self.phase_done("B MSM in G1", took[2]);
-        phases.b_g2 = self.phase_done("B MSM in G2", took[3]);
-        self.clock = Instant::now();
-        Ok(msms)
     }
 
     /// What the proof held and where its time went.

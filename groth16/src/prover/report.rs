@@ -9,9 +9,7 @@ use super::HMode;
 
 /// Wall-clock time of each part of one proof. Each part ends when its result is on the
 /// host, so device work is included; what comes first (size checks, taking a and b) counts
-/// with H. Where the witness MSMs run two at a time (l and a beside b_g1 and b_g2, see
-/// `prover/overlap.rs`), each of them is its own time from their common start and the two
-/// pairs overlap: their sum is then more than the time they took.
+/// with H.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PhaseTimes {
     /// H: a, b, c to h's coefficients, then h's MSM.
