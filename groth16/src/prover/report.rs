@@ -16,8 +16,7 @@ pub struct PhaseTimes {
     pub h: Duration,
     /// The L MSM, and before it the one upload of the auxiliary scalars that the L, A and
     /// B MSMs share when h's MSM ran on the device without batches (in H's part instead
-    /// on a backend that queues work, where the upload overlaps H's transforms and h's
-    /// MSM).
+    /// on a backend that queues work, where the upload overlaps H's last transforms).
     pub l: Duration,
     /// The A MSMs (inputs, then aux by density).
     pub a: Duration,
