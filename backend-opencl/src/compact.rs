@@ -17,9 +17,9 @@ use crate::source::ProgramKind;
 /// Most values one batch expands: the bound of the codes' host temporary (16 MiB), which
 /// keeps a 2^27 vector's write at eight launches of each kernel. The device temporaries of
 /// every batch live until the write ends (about a byte per value, a thirtieth of the
-/// vector): releasing one waits for the kernel that reads it (NVIDIA), and that kernel
-/// may be queued behind a transform, so a release per batch would hold every later batch's
-/// upload back until the transform ends (BENCHMARKS.md#partition).
+/// vector): releasing one waits for the queued work (NVIDIA), a transform among it, so a
+/// release per batch would hold every later batch's upload back until the transform ends
+/// (BENCHMARKS.md#partition).
 const BATCH: usize = 1 << 24;
 
 /// Most exceptions a batch gathers before it goes up (36 MiB of them), raw pages' values

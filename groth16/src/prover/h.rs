@@ -67,10 +67,10 @@ impl HostInput {
 }
 
 /// [`compute_h`], running `queued` once all of H's device work is queued, before the
-/// buffers that work reads are released. On a GPU a release waits for the kernels that
-/// use the buffer, so work put there (an upload) runs beside all of H's kernels rather than
-/// its last few. The device holds b and c a little longer (not above H's peak of three
-/// vectors, plus what `queued` adds).
+/// buffers that work reads are released. On a GPU a release waits for the queued work, so
+/// work put there (an upload) runs beside H's last kernels rather than after them. The
+/// device holds b and c a little longer (not above H's peak of three vectors, plus what
+/// `queued` adds).
 pub(super) fn compute_h_then<B: ComputeBackend, T>(
     backend: &B,
     a: HostInput,
