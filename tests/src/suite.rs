@@ -476,9 +476,17 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
     );
     // Parameters resident (each query's bases uploaded once, as provers that run many
     // proofs hold them): the same bytes.
-    let resident = sluice_groth16::ResidentParameters::upload(&params, backend).unwrap();
+    let resident = sluice_groth16::ResidentParameters::upload(&params, backend)
+        .unwrap_or_else(|e| panic!("uploading the parameters failed: {e} (seed {seed:#x})"));
     let cs = ProvingAssignment::synthesize_for(circuit.clone(), capacity, backend).unwrap();
-    let from_resident = prove_assignment(cs, &resident, r, s, backend).unwrap().0;
+    let from_resident = prove_assignment(cs, &resident, r, s, backend)
+        .unwrap_or_else(|e| {
+            panic!(
+                "proof on {} from resident parameters failed: {e} (seed {seed:#x})",
+                backend.info().name
+            )
+        })
+        .0;
     assert_eq!(
         from_resident.to_bytes(),
         want.to_bytes(),

@@ -52,8 +52,9 @@ pub struct ProofReport {
     /// tracker's peaks are reset at its start, so concurrent work on the same backend is
     /// included).
     pub memory: MemoryReport,
-    /// Peak host bytes of the host tracker (see [`ProverConfig::host_tracker`](super::ProverConfig::host_tracker)) over the
-    /// proof: the a and b vectors and, when streaming, c's intermediate and the staging.
+    /// Peak host bytes of the host tracker (see
+    /// [`ProverConfig::host_tracker`](super::ProverConfig::host_tracker)) over the proof:
+    /// the a and b vectors and, when streaming, c's intermediate and the staging.
     pub host_peak_bytes: u64,
     /// Device bytes held when the proof started (resident parameters, other work): the
     /// proof's own device working set is `memory.device_peak` less this.
