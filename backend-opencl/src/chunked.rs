@@ -1,22 +1,34 @@
 //! Device buffers of whole elements in one or more cl buffers (chunks), so a buffer may be
 //! larger than the device's largest single allocation.
 
-use sluice_backend::{Allocation, BackendError, MemoryKind, MemoryTracker};
+use std::sync::Arc;
+
+use sluice_backend::{Allocation, BackendError, MemoryTracker};
 
 use ocl::core;
 
 use crate::context::DeviceCtx;
+use crate::release::Releases;
 
 /// Elements of a fixed number of 32-bit words in one or more cl buffers ("chunks"): a
 /// buffer larger than the device's largest single allocation is split. Every chunk holds
-/// `chunk_len` elements (a power of two) except the last.
+/// `chunk_len` elements (a power of two) except the last. Dropped, its chunks go to the
+/// device's [`Releases`], freed at the queue's next drain.
 pub(crate) struct Chunked {
     pub(crate) device: usize,
     pub(crate) chunks: Vec<core::Mem>,
     pub(crate) chunk_len: usize,
     pub(crate) len: usize,
     pub(crate) words: usize,
-    _tracked: Allocation,
+    tracked: Option<Allocation>,
+    releases: Arc<Releases>,
+}
+
+impl Drop for Chunked {
+    fn drop(&mut self) {
+        let chunks = std::mem::take(&mut self.chunks);
+        self.releases.retire(chunks, self.tracked.take());
+    }
 }
 
 impl Chunked {
@@ -37,7 +49,7 @@ impl Chunked {
         words: usize,
     ) -> Result<Self, BackendError> {
         let bytes = (len as u64) * (words as u64) * 4;
-        let tracked = tracker.allocate(MemoryKind::Device, name, bytes)?;
+        let tracked = ctx.track(tracker, name, bytes)?;
         let chunk_len = Self::chunk_len(ctx, words);
         let mut chunks = Vec::with_capacity(len.div_ceil(chunk_len));
         let mut start = 0;
@@ -52,7 +64,8 @@ impl Chunked {
             chunk_len,
             len,
             words,
-            _tracked: tracked,
+            tracked: Some(tracked),
+            releases: ctx.releases.clone(),
         })
     }
 

@@ -11,15 +11,12 @@ use sluice_field::Fr;
 use crate::chunked::Chunked;
 use crate::context::DeviceCtx;
 use crate::fr_ops::FrOps;
+use crate::release::DeviceTemp;
 use crate::repr::{as_words, words_as_bytes_mut};
 use crate::source::ProgramKind;
 
 /// Most values one batch expands: the bound of the codes' host temporary (16 MiB), which
-/// keeps a 2^27 vector's write at eight launches of each kernel. The device temporaries of
-/// every batch live until the write ends (about a byte per value, a thirtieth of the
-/// vector): releasing one waits for the queued work (NVIDIA), a transform among it, so a
-/// release per batch would hold every later batch's upload back until the transform ends
-/// (BENCHMARKS.md#partition).
+/// keeps a 2^27 vector's write at eight launches of each kernel.
 const BATCH: usize = 1 << 24;
 
 /// Most exceptions a batch gathers before it goes up (36 MiB of them), raw pages' values
@@ -143,10 +140,8 @@ impl FrOps<'_> {
                 }
             });
         }
-        let (small, _small_tracked) =
-            self.device_copy(ctx, "compact small values", small_values())?;
+        let small = self.device_copy(ctx, "compact small values", small_values())?;
         let mut packed = Packed::default();
-        let mut held = Vec::new();
         dst.each_range(offset, range.len(), |chunk, at, from, n| {
             let (first, end) = (range.start + from, range.start + from + n);
             let mut src = first;
@@ -154,7 +149,7 @@ impl FrOps<'_> {
                 let stop = packed.pack(data, src..end, at + src - first);
                 let out = &dst.chunks[chunk];
                 let (to, len) = (at + src - first, stop - src);
-                self.expand(out, &packed, &small, to, len, &mut held)?;
+                self.expand(out, &packed, &small, to, len)?;
                 src = stop;
             }
             Ok(())
@@ -167,15 +162,16 @@ impl FrOps<'_> {
         ctx: &DeviceCtx,
         what: &str,
         values: &[Fr],
-    ) -> Result<(ocl::core::Mem, sluice_backend::Allocation), BackendError> {
+    ) -> Result<DeviceTemp, BackendError> {
         let words = as_words(values);
-        let (mem, tracked) = ctx.temp(self.tracker, what, words.len())?;
+        let mem = ctx.temp(self.tracker, what, words.len())?;
         ctx.write_fresh(&mem, 0, words)?;
-        Ok((mem, tracked))
+        Ok(mem)
     }
 
-    /// Uploads one packed batch and expands it into `out` from element `first`; its device
-    /// temporaries go to `held`, for the caller to release once every batch is queued.
+    /// Uploads one packed batch and expands it into `out` from element `first`. Its device
+    /// temporaries are dropped once the kernels are queued, to be freed at the queue's next
+    /// drain ([`crate::release`]).
     fn expand(
         &self,
         out: &ocl::core::Mem,
@@ -183,11 +179,10 @@ impl FrOps<'_> {
         small: &ocl::core::Mem,
         first: usize,
         len: usize,
-        held: &mut Vec<(ocl::core::Mem, sluice_backend::Allocation)>,
     ) -> Result<(), BackendError> {
         let ctx = self.ctx;
         let words = &packed.codes[..len.div_ceil(4)];
-        let (codes, codes_tracked) = ctx.temp(self.tracker, "compact codes", words.len())?;
+        let codes = ctx.temp(self.tracker, "compact codes", words.len())?;
         ctx.write_fresh(&codes, 0, words)?;
         ctx.kernel(ProgramKind::Fr, "fr_expand_codes")?
             .mem(out)?
@@ -196,22 +191,19 @@ impl FrOps<'_> {
             .u32(first as u32)?
             .u32(len as u32)?
             .run(len, None)?;
-        held.push((codes, codes_tracked));
         let m = packed.at.len();
         if m == 0 {
             return Ok(());
         }
-        let (at, at_tracked) = ctx.temp(self.tracker, "compact exception positions", m)?;
+        let at = ctx.temp(self.tracker, "compact exception positions", m)?;
         ctx.write_fresh(&at, 0, &packed.at)?;
         let values = self.device_copy(ctx, "compact exceptions", &packed.values)?;
         ctx.kernel(ProgramKind::Fr, "fr_scatter_exceptions")?
             .mem(out)?
             .mem(&at)?
-            .mem(&values.0)?
+            .mem(&values)?
             .u32(m as u32)?
-            .run(m, None)?;
-        held.extend([(at, at_tracked), values]);
-        Ok(())
+            .run(m, None)
     }
 }
 
@@ -279,7 +271,10 @@ mod tests {
             (src, batches) = (stop, batches + 1);
         }
         // Under BATCH values in all: a second batch means one ended at the exception cap.
-        assert!(model.len() < BATCH && batches >= 2, "seed {seed}: {batches} batches");
+        assert!(
+            model.len() < BATCH && batches >= 2,
+            "seed {seed}: {batches} batches"
+        );
     }
 
     /// Compact and raw vectors written whole and in part, at offsets, across pages and

@@ -11,6 +11,7 @@ use crate::device::DeviceInfo;
 use crate::pinned::{mapped_host_buffer, PinnedPool};
 use crate::profile::{ProfileLog, ProfileReport, ON_DEVICE, TO_DEVICE, TO_HOST};
 use crate::program::{self, KernelCache};
+use crate::release::{DeviceTemp, Releases};
 use crate::source::ProgramKind;
 use crate::tuning::BuildOptions;
 use crate::util::{driver_error, lock};
@@ -49,6 +50,8 @@ pub(crate) struct DeviceCtx {
     pub(crate) build_options: BuildOptions,
     /// 32-bit words per staging piece.
     staging_words: usize,
+    /// Buffers dropped while the queue may run, freed at its next drain.
+    pub(crate) releases: Arc<Releases>,
 }
 
 /// Transfers at least this large go through the pinned staging buffers.
@@ -77,6 +80,8 @@ pub(crate) struct ContextSettings {
     pub(crate) profile_gaps_listed_ms: Option<u32>,
     /// Watches chosen launches, if any.
     pub(crate) observer: Option<Arc<dyn LaunchObserver>>,
+    /// Whether each dropped buffer is released at once, not at the queue's next drain.
+    pub(crate) immediate_releases: bool,
 }
 
 /// Pinned (`CL_MEM_ALLOC_HOST_PTR`, mapped) host buffers: a transfer copies one piece into
@@ -173,6 +178,7 @@ impl DeviceCtx {
             profile: profiling.then(|| ProfileLog::new(settings.profile_gaps_listed_ms)),
             observer: settings.observer.clone(),
             staging_words: settings.staging_words,
+            releases: Releases::new(!settings.immediate_releases),
             staging: pinned_staging.then(|| Mutex::new(None)),
             pinned,
         })
@@ -343,22 +349,39 @@ impl DeviceCtx {
         })
     }
 
+    /// Waits for the queue, then frees the buffers dropped meanwhile.
     pub(crate) fn finish(&self) -> Result<(), BackendError> {
-        core::finish(&self.queue).map_err(|e| driver_error("clFinish", &e))
+        core::finish(&self.queue).map_err(|e| driver_error("clFinish", &e))?;
+        self.releases.drain();
+        Ok(())
     }
 
     /// One raw buffer of `words` 32-bit words, not tracked (the caller holds the tracking).
     pub(crate) fn raw_buffer(&self, what: &str, words: usize) -> Result<core::Mem, BackendError> {
-        // SAFETY: no host pointer is passed; the buffer is written before it is read.
-        unsafe {
-            core::create_buffer(
-                &self.context,
-                MemFlags::new().read_write(),
-                words.max(1),
-                None::<&[u32]>,
-            )
-        }
-        .map_err(|e| alloc_error(what, (words * 4) as u64, &e))
+        self.releases.create(|| {
+            // SAFETY: no host pointer is passed; the buffer is written before it is read.
+            unsafe {
+                core::create_buffer(
+                    &self.context,
+                    MemFlags::new().read_write(),
+                    words.max(1),
+                    None::<&[u32]>,
+                )
+            }
+            .map_err(|e| alloc_error(what, (words * 4) as u64, &e))
+        })
+    }
+
+    /// `bytes` of this device's memory counted in `tracker` as `what`; buffers awaiting
+    /// release are freed first where the tracker refuses or the device would be full.
+    pub(crate) fn track(
+        &self,
+        tracker: &MemoryTracker,
+        what: &str,
+        bytes: u64,
+    ) -> Result<Allocation, BackendError> {
+        self.releases
+            .allocate(tracker, self.info.global_mem_bytes, what, bytes)
     }
 
     /// A tracked single cl buffer of `words` words for a temporary that fits one
@@ -368,9 +391,15 @@ impl DeviceCtx {
         tracker: &MemoryTracker,
         what: &str,
         words: usize,
-    ) -> Result<(core::Mem, Allocation), BackendError> {
-        let tracked = tracker.allocate(MemoryKind::Device, what, (words * 4) as u64)?;
-        Ok((self.raw_buffer(what, words)?, tracked))
+    ) -> Result<DeviceTemp, BackendError> {
+        let tracked = self.track(tracker, what, (words * 4) as u64)?;
+        let mem = self.raw_buffer(what, words)?;
+        Ok(DeviceTemp::new(mem, Some(tracked), self.releases.clone()))
+    }
+
+    /// `mem`, not tracked, as a temporary released like the tracked ones.
+    pub(crate) fn untracked_temp(&self, mem: core::Mem) -> DeviceTemp {
+        DeviceTemp::new(mem, None, self.releases.clone())
     }
 
     /// Writes `data` into `mem` at word `offset` (blocking), behind everything queued.
@@ -380,7 +409,10 @@ impl DeviceCtx {
         offset: usize,
         data: &[u32],
     ) -> Result<(), BackendError> {
-        self.write_on(&self.queue, mem, offset, data)
+        self.write_on(&self.queue, mem, offset, data)?;
+        // Blocking, behind everything queued: the queue has drained.
+        self.releases.drain();
+        Ok(())
     }
 
     /// [`write`](Self::write) into a buffer that no queued command uses (one just made by
@@ -447,7 +479,7 @@ impl DeviceCtx {
         }
         if out.len() >= STAGED_MIN_WORDS {
             if let Some(r) = self.with_staging(|st| self.read_staged(st, mem, offset, out)) {
-                return r;
+                return r.map(|()| self.releases.drain());
             }
         }
         let mut event = self.profile.is_some().then(Event::null);
@@ -465,6 +497,8 @@ impl DeviceCtx {
         }
         .map_err(|e| driver_error("clEnqueueReadBuffer", &e))?;
         self.log_optional(TO_HOST, event);
+        // Blocking, behind everything queued: the queue has drained.
+        self.releases.drain();
         Ok(())
     }
 

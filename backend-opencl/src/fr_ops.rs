@@ -7,6 +7,7 @@ use sluice_field::Fr;
 
 use crate::chunked::Chunked;
 use crate::context::DeviceCtx;
+use crate::release::DeviceTemp;
 use crate::repr::as_words;
 use crate::source::ProgramKind;
 
@@ -153,7 +154,7 @@ impl FrOps<'_> {
         const PER_ITEM: usize = 64;
         const LANES: usize = 32;
         let ctx = self.ctx;
-        let (g, _tracked) = ctx.temp(self.tracker, "segment generators", gens.len() * 8)?;
+        let g = ctx.temp(self.tracker, "segment generators", gens.len() * 8)?;
         // Not behind the queued kernels (see `constants`).
         ctx.write_fresh(&g, 0, as_words(gens))?;
         ctx.kernel(ProgramKind::Fr, "fr_segment_powers")?
@@ -173,8 +174,10 @@ impl FrOps<'_> {
     /// the transfer queue ([`DeviceCtx::write_fresh`]): a blocking write behind the queued
     /// kernels would wait for them, and each NTT's 1/n and each coset shift would then hold
     /// the host until the device had caught up.
-    fn constants(&self, v: &[Fr]) -> Result<ocl::core::Mem, BackendError> {
-        let m = self.ctx.raw_buffer("fr constants", 8 * v.len())?;
+    fn constants(&self, v: &[Fr]) -> Result<DeviceTemp, BackendError> {
+        let m = self
+            .ctx
+            .untracked_temp(self.ctx.raw_buffer("fr constants", 8 * v.len())?);
         self.ctx.write_fresh(&m, 0, as_words(v))?;
         Ok(m)
     }

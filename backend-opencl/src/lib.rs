@@ -46,6 +46,7 @@ mod pinned;
 mod profile;
 mod program;
 mod ptx;
+mod release;
 mod repr;
 mod source;
 pub mod test_support;
@@ -152,6 +153,7 @@ impl OpenClConfig {
     /// | `SLUICE_BUILD_LOG` (`0`, `1`) | [`BuildOptions::print_log`] |
     /// | `SLUICE_PROFILE` (`0`, `1`) | [`OpenClTuning::profile`] |
     /// | `SLUICE_PROFILE_GAPS_MS` | [`OpenClTuning::profile_gaps_listed_ms`] |
+    /// | `SLUICE_OPENCL_IMMEDIATE_RELEASES` (`0`, `1`) | [`OpenClTuning::immediate_releases`] |
     /// | `SLUICE_CAPTURE_DIR`, `SLUICE_CAPTURE_KERNEL`, `SLUICE_CAPTURE_COUNT` | [`OpenClTuning::capture`] |
     pub fn with_env_overrides(self) -> Result<Self, OpenClConfigError> {
         self.with_overrides(&|name| std::env::var_os(name))
@@ -209,6 +211,7 @@ impl OpenClBackend {
             pinned_host_bytes: tuning.pinned_host_bytes,
             profile: tuning.profile,
             profile_gaps_listed_ms: tuning.profile_gaps_listed_ms,
+            immediate_releases: tuning.immediate_releases,
             observer: tuning
                 .capture
                 .map(|c| Arc::new(capture::Capture::new(c)) as Arc<dyn LaunchObserver>),

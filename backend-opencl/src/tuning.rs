@@ -61,6 +61,11 @@ pub struct OpenClTuning {
     /// Launches to record for replay under NVIDIA's profiler; `None` (the default) records
     /// none.
     pub capture: Option<CaptureConfig>,
+    /// Whether a dropped device buffer is released at once. `false` (the default): it is
+    /// freed at the queue's next drain (a blocking read, write or finish), still counted
+    /// in its tracker until then, since on NVIDIA a release waits for the queued work and
+    /// would hold the host back mid-phase (BENCHMARKS.md#partition).
+    pub immediate_releases: bool,
 }
 
 /// The MSM's tuning: `None` leaves each choice to the planner's cost model.
@@ -285,6 +290,9 @@ impl OpenClTuning {
         }
         b.print_log = env.switch("SLUICE_BUILD_LOG")?.unwrap_or(b.print_log);
         self.profile = env.switch("SLUICE_PROFILE")?.unwrap_or(self.profile);
+        self.immediate_releases = env
+            .switch("SLUICE_OPENCL_IMMEDIATE_RELEASES")?
+            .unwrap_or(self.immediate_releases);
         if let Some(ms) = env.number("SLUICE_PROFILE_GAPS_MS", 0..=u32::MAX)? {
             self.profile_gaps_listed_ms = Some(ms);
         }
@@ -409,6 +417,7 @@ mod tests {
                 ("SLUICE_OPENCL_OPTIONS_G2_MSM", "-DKERNEL_INLINE_CURVE"),
                 ("SLUICE_PROFILE", "0"),
                 ("SLUICE_PROFILE_GAPS_MS", "2"),
+                ("SLUICE_OPENCL_IMMEDIATE_RELEASES", "1"),
                 ("SLUICE_CAPTURE_DIR", "/tmp/c"),
                 ("SLUICE_CAPTURE_KERNEL", "a, b"),
             ]))
@@ -431,6 +440,7 @@ mod tests {
         );
         assert!(!t.profile, "an override turns a typed setting off too");
         assert_eq!(t.profile_gaps_listed_ms, Some(2));
+        assert!(t.immediate_releases);
         let capture = t.capture.unwrap();
         assert_eq!(capture.kernels, ["a", "b"]);
         assert_eq!((capture.dir, capture.count), (PathBuf::from("/tmp/c"), 1));

@@ -3,7 +3,7 @@
 
 use std::marker::PhantomData;
 
-use sluice_backend::{Allocation, BackendError, Buffer, MemoryKind, MemoryTracker};
+use sluice_backend::{Allocation, BackendError, Buffer, MemoryTracker};
 use sluice_field::{G1Affine, G2Affine};
 
 use super::curve::GpuCurve;
@@ -125,7 +125,7 @@ impl ShiftedTable {
         for part in parts {
             let ctx = &devices[part.device];
             let total = (windows * part.len * bytes) as u64;
-            tracked.push(tracker.allocate(MemoryKind::Device, &what, total)?);
+            tracked.push(ctx.track(tracker, &what, total)?);
             let mut per_chunk = Vec::with_capacity(part.chunks.len());
             for (ch, src) in part.chunks.iter().enumerate() {
                 let n = part.chunk_elems(ch);

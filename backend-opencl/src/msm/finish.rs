@@ -4,18 +4,19 @@
 use std::marker::PhantomData;
 
 use group::Group;
-use sluice_backend::{Allocation, BackendError, CurveGroup};
+use sluice_backend::{BackendError, CurveGroup};
 
 use super::curve::GpuCurve;
 use super::plan::Plan;
 use crate::context::DeviceCtx;
+use crate::release::DeviceTemp;
 use crate::repr::as_words_mut;
 
 /// A launched MSM batch whose window sums are still on the device.
 pub(super) struct Pending<'a, A: GpuCurve> {
     ctx: &'a DeviceCtx,
     /// `per_window` points per window, window by window, that add up to its sum.
-    results: (ocl::core::Mem, Allocation),
+    results: DeviceTemp,
     per_window: usize,
     plan: Plan,
     _curve: PhantomData<A>,
@@ -25,7 +26,7 @@ impl<'a, A: GpuCurve> Pending<'a, A> {
     /// The launch of `plan` on `ctx` whose sums are `results`, `per_window` per set.
     pub(super) fn new(
         ctx: &'a DeviceCtx,
-        results: (ocl::core::Mem, Allocation),
+        results: DeviceTemp,
         per_window: usize,
         plan: Plan,
     ) -> Self {
@@ -44,8 +45,7 @@ impl<'a, A: GpuCurve> Pending<'a, A> {
     pub(super) fn finish(self) -> Result<A::Group, BackendError> {
         let Plan { c, windows, .. } = self.plan;
         let mut points = vec![A::Group::identity(); windows * self.per_window];
-        self.ctx
-            .read(&self.results.0, 0, as_words_mut(&mut points))?;
+        self.ctx.read(&self.results, 0, as_words_mut(&mut points))?;
         let mut acc = A::Group::identity();
         for window in points.chunks(self.per_window).rev() {
             for _ in 0..c {

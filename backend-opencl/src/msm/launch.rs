@@ -4,16 +4,17 @@
 
 use std::marker::PhantomData;
 
-use sluice_backend::{Allocation, BackendError, MemoryTracker};
+use sluice_backend::{BackendError, MemoryTracker};
 
 use super::curve::GpuCurve;
 use super::finish::Pending;
 use super::plan::{LaunchBuffers, Plan, SCAN_PER};
 use crate::context::{DeviceCtx, Launch};
+use crate::release::DeviceTemp;
 use crate::tuning::WorkGroup;
 
 /// A temporary device buffer and its tracked bytes.
-type Temp = (ocl::core::Mem, Allocation);
+type Temp = DeviceTemp;
 
 /// The buffers of the bucket sort: per bucket its entries' offset, end (the scatter's
 /// cursor) and rank among the non-empty, and each set's totals.
@@ -63,11 +64,11 @@ pub(super) fn launch<'a, A: GpuCurve>(
         point_group: A::point_group(point_group, ctx.info.is_gpu),
         _curve: PhantomData,
     };
-    // Temporaries are released once every kernel of the launch is queued. On NVIDIA a
-    // release waits for the kernels using the buffer and then frees it (milliseconds for
-    // the sorted entries' gigabytes): released between two launches it held the next one
-    // back with the device idle before each reduce (BENCHMARKS.md#msm-gpu). They coexist
-    // at the end either way: `scratch_bytes` reserves them all.
+    // Temporaries are dropped once every kernel of the launch is queued, to be freed at
+    // the queue's next drain ([`crate::release`]): on NVIDIA a release waits for the queued
+    // kernels, and released between two kernels it held the next one back with the device
+    // idle before each reduce (BENCHMARKS.md#msm-gpu). They coexist at the end either way:
+    // `scratch_bytes` reserves them all.
     let counts = run.count_buckets(scalars)?;
     let (sorted, block_sums) = run.scan_buckets(&counts)?;
     let entries = run.scatter(scalars, &sorted)?;
@@ -101,10 +102,10 @@ impl<A: GpuCurve> Run<'_, A> {
     fn count_buckets(&self, scalars: &ocl::core::Mem) -> Result<Temp, BackendError> {
         let p = &self.plan;
         let counts = self.temp("msm bucket counts", self.sizes.per_bucket)?;
-        self.ctx.fill_zero(&counts.0, self.sizes.per_bucket)?;
+        self.ctx.fill_zero(&counts, self.sizes.per_bucket)?;
         self.kernel("msm_count")?
             .mem(scalars)?
-            .mem(&counts.0)?
+            .mem(&counts)?
             .u32(self.count as u32)?
             .u32(p.c as u32)?
             .u32(self.items as u32)?
@@ -140,23 +141,23 @@ impl<A: GpuCurve> Run<'_, A> {
         };
         over_blocks(
             self.kernel("msm_scan_blocks")?
-                .mem(&counts.0)?
-                .mem(&block_sums.0)?,
+                .mem(counts)?
+                .mem(&block_sums)?,
         )?;
         self.kernel("msm_scan_sets")?
-            .mem(&block_sums.0)?
-            .mem(&sorted.totals.0)?
+            .mem(&block_sums)?
+            .mem(&sorted.totals)?
             .local_words(scan_local)?
             .u32(s.blocks as u32)?
             .u32(p.seg_len as u32)?
             .run(p.windows * s.scan_items, Some(s.scan_items))?;
         over_blocks(
             self.kernel("msm_scan")?
-                .mem(&counts.0)?
-                .mem(&block_sums.0)?
-                .mem(&sorted.offsets.0)?
-                .mem(&sorted.ends.0)?
-                .mem(&sorted.ranks.0)?,
+                .mem(counts)?
+                .mem(&block_sums)?
+                .mem(&sorted.offsets)?
+                .mem(&sorted.ends)?
+                .mem(&sorted.ranks)?,
         )?;
         Ok((sorted, block_sums))
     }
@@ -167,8 +168,8 @@ impl<A: GpuCurve> Run<'_, A> {
         let entries = self.temp("msm sorted entries", self.sizes.entries)?;
         self.kernel("msm_scatter")?
             .mem(scalars)?
-            .mem(&sorted.ends.0)?
-            .mem(&entries.0)?
+            .mem(&sorted.ends)?
+            .mem(&entries)?
             .u32(self.count as u32)?
             .u32(p.c as u32)?
             .u32(self.items as u32)?
@@ -196,13 +197,13 @@ impl<A: GpuCurve> Run<'_, A> {
         let piece_buckets = self.temp("msm piece buckets", s.piece_buckets)?;
         self.kernel("msm_accumulate")?
             .mem(bases)?
-            .mem(&entries.0)?
-            .mem(&sorted.offsets.0)?
-            .mem(&sorted.ends.0)?
-            .mem(&sorted.ranks.0)?
-            .mem(&sorted.totals.0)?
-            .mem(&pieces.0)?
-            .mem(&piece_buckets.0)?
+            .mem(entries)?
+            .mem(&sorted.offsets)?
+            .mem(&sorted.ends)?
+            .mem(&sorted.ranks)?
+            .mem(&sorted.totals)?
+            .mem(&pieces)?
+            .mem(&piece_buckets)?
             .u32(base_offset as u32)?
             .u32(p.span as u32)?
             .u32(p.buckets as u32)?
@@ -226,10 +227,10 @@ impl<A: GpuCurve> Run<'_, A> {
         let p = &self.plan;
         let slices = self.temp("msm window slices", self.sizes.slices)?;
         self.kernel("msm_reduce")?
-            .mem(&pieces.0)?
-            .mem(&piece_buckets.0)?
-            .mem(&totals.0)?
-            .mem(&slices.0)?
+            .mem(pieces)?
+            .mem(piece_buckets)?
+            .mem(totals)?
+            .mem(&slices)?
             .u32(p.cap as u32)?
             .u32(p.slices as u32)?
             .u32(p.windows as u32)?
@@ -249,8 +250,8 @@ impl<A: GpuCurve> Run<'_, A> {
             let words = p.windows * next_per_window * A::point_words();
             let next = self.temp("msm window sums", words)?;
             self.kernel("sum_groups")?
-                .mem(&sums.0)?
-                .mem(&next.0)?
+                .mem(&sums)?
+                .mem(&next)?
                 .u32((p.windows * next_per_window) as u32)?
                 .u32(group as u32)?
                 .run_any_group(p.windows * next_per_window, self.point_group)?;

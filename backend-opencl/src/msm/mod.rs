@@ -68,6 +68,10 @@ impl Msm<'_> {
         for p in partials {
             total = total.add_vartime(&p?);
         }
+        // The sums were read, so the queues have drained: what the MSM dropped (an owned
+        // scalar buffer too) is freed now, not at some later drain.
+        drop(source);
+        self.devices.iter().for_each(|ctx| ctx.releases.drain());
         Ok(total)
     }
 
@@ -152,14 +156,23 @@ impl Msm<'_> {
         let table = bases.shifted.as_ref().map(|t| (t.c, t.spans.as_slice()));
         let mut pending: Vec<Pending<'_, A>> = Vec::with_capacity(batches.len());
         for (c, base_offset, k0, count, early) in batches {
+            // One launch's buffers at a time, as `scratch_bytes` counts them: the last
+            // launch's, dropped once queued, are freed before the next batch's scalars.
+            if !pending.is_empty() {
+                ctx.releases.drain();
+            }
             let scalars = match early {
                 Some(s) => s,
                 None => source.prepare(self.devices, self.tracker, d, k0, count)?,
             };
-            let large = count_large::<A>(ctx, self.tracker, &scalars.0, count)?;
+            let large = count_large::<A>(ctx, self.tracker, &scalars, count)?;
             let piece = A::xyzz_words() * 4;
             let max_alloc = ctx.max_chunk_bytes;
-            for plan in Plan::launches(count, large, table, max_alloc, piece, self.tuning) {
+            let launches = Plan::launches(count, large, table, max_alloc, piece, self.tuning);
+            for (i, plan) in launches.into_iter().enumerate() {
+                if i > 0 {
+                    ctx.releases.drain();
+                }
                 log::debug!("{} MSM of {count} on device {d}: {plan:?}", A::PREFIX);
                 // A folded plan reads its group's table buffer, window k's bases a chunk's
                 // length apart.
@@ -176,7 +189,7 @@ impl Msm<'_> {
                     ctx,
                     self.tracker,
                     bases,
-                    &scalars.0,
+                    &scalars,
                     count,
                     plan,
                     point_group,

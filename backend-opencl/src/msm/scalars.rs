@@ -4,12 +4,13 @@
 
 use std::borrow::Cow;
 
-use sluice_backend::{Allocation, BackendError, Density, MemoryTracker};
+use sluice_backend::{BackendError, Density, MemoryTracker};
 use sluice_field::Fr;
 
 use super::curve::GpuCurve;
 use crate::chunked::Chunked;
 use crate::context::DeviceCtx;
+use crate::release::DeviceTemp;
 use crate::repr::{as_words, as_words_mut, u64_as_words};
 use crate::source::ProgramKind;
 
@@ -55,9 +56,9 @@ impl std::ops::Deref for Held<'_> {
 /// scalars if already prepared).
 pub(super) type Batch = (usize, usize, usize, usize, Option<PreparedScalars>);
 
-/// A batch's canonical scalars on its device, and their tracked allocation (`None` where
-/// they were converted in place in a buffer the MSM owns, which counts them already).
-pub(super) type PreparedScalars = (ocl::core::Mem, Option<Allocation>);
+/// A batch's canonical scalars on its device (untracked where they were converted in place
+/// in a buffer the MSM owns, which counts them already).
+pub(super) type PreparedScalars = DeviceTemp;
 
 /// Where the MSM's scalars come from, after density compaction: the k-th used scalar is
 /// `host[k]`, or the k-th used element of the device buffer (element k without a density,
@@ -185,12 +186,11 @@ impl<'a> Source<'a> {
             if buf.device == d && k0 == 0 && count <= buf.chunk_elems(0) {
                 let mem = buf.chunks[0].clone();
                 to_canonical(&mem)?;
-                return Ok((mem, None));
+                return Ok(ctx.untracked_temp(mem));
             }
         }
-        let (out_mem, tracked) = ctx.temp(tracker, "msm scalars", count * 8)?;
-        let out = (out_mem, Some(tracked));
-        let out_mem = &out.0;
+        let out = ctx.temp(tracker, "msm scalars", count * 8)?;
+        let out_mem: &ocl::core::Mem = &out;
         let host_scalars: Cow<'_, [Fr]> = match source {
             Source::Host(s) => s[k0..k0 + count].into(),
             Source::Buffer {
@@ -212,8 +212,8 @@ impl<'a> Source<'a> {
                 let (lo, hi) = used.span(k0, count);
                 let (w0, w1) = (lo / 64, hi.div_ceil(64));
                 let tracked = |what, words| ctx.temp(tracker, what, words);
-                let (words_mem, _w) = tracked("msm density words", 2 * (w1 - w0))?;
-                let (before_mem, _b) = tracked("msm density ranks", w1 - w0)?;
+                let words_mem = tracked("msm density words", 2 * (w1 - w0))?;
+                let before_mem = tracked("msm density ranks", w1 - w0)?;
                 ctx.write_fresh(&words_mem, 0, u64_as_words(&used.words()[w0..w1]))?;
                 ctx.write_fresh(&before_mem, 0, &used.before[w0..w1])?;
                 for (i, chunk) in buf.chunks.iter().enumerate() {
@@ -270,14 +270,14 @@ pub(super) fn count_large<A: GpuCurve>(
     count: usize,
 ) -> Result<usize, BackendError> {
     let large = ctx.temp(tracker, "msm large scalars", 1)?;
-    ctx.fill_zero(&large.0, 1)?;
+    ctx.fill_zero(&large, 1)?;
     ctx.kernel(A::PROGRAM, &format!("{}_msm_count_large", A::PREFIX))?
         .mem(scalars)?
-        .mem(&large.0)?
+        .mem(&large)?
         .u32(count as u32)?
         .run(count, Some(COUNT_LARGE_GROUP))?;
     let mut word = [0u32];
-    ctx.read(&large.0, 0, &mut word)?;
+    ctx.read(&large, 0, &mut word)?;
     Ok(word[0] as usize)
 }
 

@@ -250,6 +250,8 @@ fn owned_scalars_convert_in_place() {
     let buf = b.upload_fr("borrowed scalars", &s, s.len()).unwrap();
     let borrowed = own_peak(Scalars::Buffer(&buf), "borrowed");
     drop(buf);
+    // Freed at the queue's drain, not at the drop: out of the next MSM's peak.
+    b.synchronize().unwrap();
     let buf = b.upload_fr("owned scalars", &s, s.len()).unwrap();
     let held = tracker.current(MemoryKind::Device);
     let owned = own_peak(Scalars::Owned(buf), "owned");

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ff::{Field, PrimeField};
-use sluice_backend::{Allocation, BackendError, MemoryKind};
+use sluice_backend::{Allocation, BackendError};
 use sluice_field::Fr;
 
 use crate::fr_ops::FrOps;
@@ -43,8 +43,8 @@ impl Twiddles {
         };
         let lo = powers(w, 1 << lo_bits);
         let hi = powers(w.pow_vartime([1u64 << lo_bits]), 1 << (bits - lo_bits));
-        let tracked = ops.tracker.allocate(
-            MemoryKind::Device,
+        let tracked = ops.ctx.track(
+            ops.tracker,
             "ntt twiddles",
             ((lo.len() + hi.len()) * 32) as u64,
         )?;
