@@ -570,6 +570,21 @@ impl DeviceCtx {
         Ok(())
     }
 
+    /// With `SLUICE_PROFILE=1`, a marker named `what` on the queue, flushed: on an idle
+    /// queue it runs at once, so the profile's gap list shows where in a gap the host
+    /// reached this point (`(mark: what)`); a no-op otherwise.
+    pub(crate) fn mark(&self, what: &str) {
+        let Some(profile) = &self.profile else { return };
+        let mut event = Event::null();
+        let queued =
+            core::enqueue_marker_with_wait_list(&self.queue, None::<Event>, Some(&mut event), None)
+                .and_then(|()| core::flush(&self.queue));
+        match queued {
+            Ok(()) => profile.record(format!("(mark: {what})"), event, 0, 0),
+            Err(e) => log::debug!("no profile mark {what}: {e}"),
+        }
+    }
+
     /// With `SLUICE_PROFILE=1`, records a transfer's event for the profile report.
     fn log_transfer(&self, name: &str, event: &Event) {
         if let Some(profile) = &self.profile {

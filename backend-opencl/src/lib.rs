@@ -418,6 +418,7 @@ impl ComputeBackend for OpenClBackend {
             return self.upload_fr(name, raw, len);
         }
         let ctx = self.primary();
+        ctx.mark("compact upload");
         let buf = Chunked::alloc(ctx, 0, &self.tracker, name, len, 8)?;
         self.fr_ops()
             .write_compact_into(&buf, 0, data, 0..data.len(), true)?;

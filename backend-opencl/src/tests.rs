@@ -420,3 +420,31 @@ fn first_and_the_default_prefer_gpus() {
         false => assert_eq!((taken(&b), taken(&first)), (gpus.clone(), vec![gpus[0]])),
     }
 }
+
+/// With profiling on, a host mark is a command of the profile, under its name; with
+/// profiling off it records nothing and fails nothing.
+#[test]
+fn profile_marks_show_in_the_report() {
+    use crate::testing::{backend_with, test_device};
+    use crate::{DeviceSelector, OpenClConfig, OpenClTuning};
+    let Some(b) = backend_with(OpenClConfig {
+        devices: DeviceSelector::Index(test_device()),
+        tuning: OpenClTuning {
+            profile: true,
+            ..OpenClTuning::default()
+        },
+        ..OpenClConfig::default()
+    }) else {
+        return;
+    };
+    let buf = b.alloc_fr("marked", 64).unwrap();
+    b.primary().mark("after the fill");
+    let mut out = vec![Fr::ONE; 64];
+    b.read_fr(&buf, 0, &mut out).unwrap();
+    assert_eq!(out, vec![Fr::ZERO; 64]);
+    let report = b.profile_report().unwrap();
+    assert!(report.contains("(mark: after the fill)"), "{report}");
+    let Some(plain) = backend() else { return };
+    plain.primary().mark("unprofiled");
+    assert!(plain.profile_report().is_none());
+}

@@ -58,8 +58,10 @@ impl Msm<'_> {
         scalars: MsmScalars<'_>,
         density: Option<&Density>,
     ) -> Result<A::Group, BackendError> {
+        self.devices[0].mark("msm start");
         let used = check_lengths(bases, skip, scalars.len(), density)?;
         let source = Source::new(scalars, density)?;
+        self.devices[0].mark("msm source");
         let work = self.batches(bases, skip, used, &source)?;
         let partials = self.on_each_device(work, |d, batches| {
             self.device_share(bases, &source, d, batches)
@@ -72,6 +74,7 @@ impl Msm<'_> {
         // scalar buffer too) is freed now, not at some later drain.
         drop(source);
         self.devices.iter().for_each(|ctx| ctx.releases.drain());
+        self.devices[0].mark("msm end");
         Ok(total)
     }
 
@@ -161,11 +164,13 @@ impl Msm<'_> {
             if !pending.is_empty() {
                 ctx.releases.drain();
             }
+            ctx.mark("msm batch");
             let scalars = match early {
                 Some(s) => s,
                 None => source.prepare(self.devices, self.tracker, d, k0, count)?,
             };
             let large = count_large::<A>(ctx, self.tracker, &scalars, count)?;
+            ctx.mark("msm counted");
             let piece = A::xyzz_words() * 4;
             let max_alloc = ctx.max_chunk_bytes;
             let launches = Plan::launches(count, large, table, max_alloc, piece, self.tuning);

@@ -190,6 +190,7 @@ impl<'a> Source<'a> {
             }
         }
         let out = ctx.temp(tracker, "msm scalars", count * 8)?;
+        ctx.mark("msm scalars buffer");
         let out_mem: &ocl::core::Mem = &out;
         let host_scalars: Cow<'_, [Fr]> = match source {
             Source::Host(s) => s[k0..k0 + count].into(),
@@ -214,6 +215,7 @@ impl<'a> Source<'a> {
                 let tracked = |what, words| ctx.temp(tracker, what, words);
                 let words_mem = tracked("msm density words", 2 * (w1 - w0))?;
                 let before_mem = tracked("msm density ranks", w1 - w0)?;
+                ctx.mark("msm density buffers");
                 ctx.write_fresh(&words_mem, 0, u64_as_words(&used.words()[w0..w1]))?;
                 ctx.write_fresh(&before_mem, 0, &used.before[w0..w1])?;
                 for (i, chunk) in buf.chunks.iter().enumerate() {
