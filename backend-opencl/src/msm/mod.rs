@@ -282,7 +282,7 @@ fn check_lengths<A>(
     if let Some(d) = density {
         sluice_backend::check_len("msm scalars (density length)", d.len(), scalars)?;
     }
-    let used = density.map_or(scalars, Density::count_ones);
+    let used = density.map_or(scalars, scalars::count_used);
     let available = bases.len.saturating_sub(skip);
     if used > available {
         return Err(BackendError::LengthMismatch {

@@ -74,6 +74,22 @@ pub(super) enum Source<'a> {
     },
 }
 
+/// Density words per parallel task of [`count_used`] and [`UsedElements::new`]: 2^20
+/// positions.
+const WORDS_PER_TASK: usize = 1 << 14;
+
+/// The used positions of `density`, counted in parallel: one core takes milliseconds over
+/// a 2^27 density's two million words (a popcount is no single instruction on baseline
+/// x86-64), with the device idle before the MSM starts (BENCHMARKS.md#partition).
+pub(super) fn count_used(density: &Density) -> usize {
+    use rayon::prelude::*;
+    density
+        .words()
+        .par_chunks(WORDS_PER_TASK)
+        .map(|c| c.iter().map(|w| w.count_ones() as usize).sum::<usize>())
+        .sum()
+}
+
 /// The used elements of a density-masked buffer, from the density's words: `before[w]`
 /// used elements precede word `w` (one more entry holds the total). The host finds a used
 /// element's position by a search, the device a position's rank by a popcount
@@ -85,15 +101,35 @@ pub(super) struct UsedElements<'a> {
 }
 
 impl<'a> UsedElements<'a> {
+    /// The counts before each word, computed in parallel (see [`count_used`]).
     pub(super) fn new(density: &'a Density) -> Self {
+        use rayon::prelude::*;
         let words = density.words();
-        let mut before = Vec::with_capacity(words.len() + 1);
+        let sums: Vec<u32> = words
+            .par_chunks(WORDS_PER_TASK)
+            .map(|c| c.iter().map(|w| w.count_ones()).sum())
+            .collect();
         let mut total = 0u32;
-        for w in words {
-            before.push(total);
-            total += w.count_ones();
-        }
-        before.push(total);
+        let starts: Vec<u32> = sums
+            .iter()
+            .map(|&s| {
+                let start = total;
+                total += s;
+                start
+            })
+            .collect();
+        let mut before = vec![0u32; words.len() + 1];
+        before[..words.len()]
+            .par_chunks_mut(WORDS_PER_TASK)
+            .zip(words.par_chunks(WORDS_PER_TASK))
+            .zip(starts)
+            .for_each(|((out, words), mut running)| {
+                for (o, w) in out.iter_mut().zip(words) {
+                    *o = running;
+                    running += w.count_ones();
+                }
+            });
+        before[words.len()] = total;
         UsedElements { density, before }
     }
 

@@ -550,9 +550,12 @@ fn used_elements_match_the_density() {
         (1000, 9),
         (1000, 200),
         (777, 1),
+        // Several parallel tasks of counts, the last one partial.
+        (3 << 20 | 77, 3),
     ] {
         let density: Density = (0..len).map(|_| r.next_u32() % one_in == 0).collect();
         let used = super::scalars::UsedElements::new(&density);
+        assert_eq!(super::scalars::count_used(&density), density.count_ones());
         let want: Vec<usize> = density.positions().collect();
         assert_eq!(used.before.last().map(|&t| t as usize), Some(want.len()));
         for (k, &p) in want.iter().enumerate() {
