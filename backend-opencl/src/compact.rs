@@ -190,7 +190,7 @@ impl FrOps<'_> {
             .mem(small)?
             .u32(first as u32)?
             .u32(len as u32)?
-            .run(len, None)?;
+            .run(2 * len, None)?;
         let m = packed.at.len();
         if m == 0 {
             return Ok(());
