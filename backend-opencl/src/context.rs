@@ -349,10 +349,10 @@ impl DeviceCtx {
         })
     }
 
-    /// Waits for the queue, then frees the buffers dropped meanwhile.
+    /// Waits for the queue, then frees the buffers dropped meanwhile and the spare scratch.
     pub(crate) fn finish(&self) -> Result<(), BackendError> {
         core::finish(&self.queue).map_err(|e| driver_error("clFinish", &e))?;
-        self.releases.drain();
+        self.releases.drain_all();
         Ok(())
     }
 
@@ -395,6 +395,22 @@ impl DeviceCtx {
         let tracked = self.track(tracker, what, (words * 4) as u64)?;
         let mem = self.raw_buffer(what, words)?;
         Ok(DeviceTemp::new(mem, Some(tracked), self.releases.clone()))
+    }
+
+    /// [`temp`](Self::temp) for an MSM's scratch: a spare buffer that fits is handed out
+    /// again (its contents undefined), and the buffer becomes spare once dropped and
+    /// drained ([`crate::release`]). Every caller counts in the backend's one tracker.
+    pub(crate) fn scratch(
+        &self,
+        tracker: &MemoryTracker,
+        what: &str,
+        words: usize,
+    ) -> Result<DeviceTemp, BackendError> {
+        let bytes = (words.max(1) * 4) as u64;
+        match DeviceTemp::spare(&self.releases, bytes) {
+            Some(spare) => Ok(spare),
+            None => Ok(self.temp(tracker, what, words)?.into_scratch(bytes)),
+        }
     }
 
     /// `mem`, not tracked, as a temporary released like the tracked ones.

@@ -90,7 +90,7 @@ pub(super) fn launch<'a, A: GpuCurve>(
 
 impl<A: GpuCurve> Run<'_, A> {
     fn temp(&self, what: &str, words: usize) -> Result<Temp, BackendError> {
-        self.ctx.temp(self.tracker, what, words)
+        self.ctx.scratch(self.tracker, what, words)
     }
 
     fn kernel(&self, name: &str) -> Result<Launch<'_>, BackendError> {
