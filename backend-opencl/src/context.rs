@@ -166,10 +166,12 @@ impl DeviceCtx {
             )),
             _ => None,
         };
+        let releases = Releases::new(!settings.immediate_releases, queue.clone());
         Ok(DeviceCtx {
             info,
             context,
             queue,
+            releases,
             transfers,
             programs: Mutex::new(HashMap::new()),
             max_chunk_bytes: settings.max_chunk_bytes.map_or(cap, |m| m.min(cap)),
@@ -178,7 +180,6 @@ impl DeviceCtx {
             profile: profiling.then(|| ProfileLog::new(settings.profile_gaps_listed_ms)),
             observer: settings.observer.clone(),
             staging_words: settings.staging_words,
-            releases: Releases::new(!settings.immediate_releases),
             staging: pinned_staging.then(|| Mutex::new(None)),
             pinned,
         })
@@ -353,6 +354,13 @@ impl DeviceCtx {
     pub(crate) fn finish(&self) -> Result<(), BackendError> {
         core::finish(&self.queue).map_err(|e| driver_error("clFinish", &e))?;
         self.releases.drain_all();
+        Ok(())
+    }
+
+    /// Waits for the queue, then frees what was dropped meanwhile, keeping scratch spare.
+    pub(crate) fn wait_and_drain(&self) -> Result<(), BackendError> {
+        core::finish(&self.queue).map_err(|e| driver_error("clFinish", &e))?;
+        self.releases.drain();
         Ok(())
     }
 

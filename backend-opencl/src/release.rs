@@ -14,15 +14,16 @@
 //! MSM scratch is reused rather than freed
 //! ([`DeviceCtx::scratch`](crate::context::DeviceCtx::scratch)): freeing an MSM's gigabytes
 //! of buffers at its end took 3-6 ms with the device idle, once per MSM, and the next MSM
-//! asks for buffers of nearly the same sizes. Dropped scratch becomes spare at the drain
-//! (the queue is empty then, so any later use is safe) and is handed out again for a
-//! request it fits; spares stay counted, and are freed by a finish, by a refused
-//! allocation, or when more than [`SPARES`] are held.
+//! asks for buffers of nearly the same sizes. Dropped scratch gets a marker on the queue
+//! (behind every command that used it, the queue being in order); once the marker has run
+//! the buffer is idle, and a drain makes it spare, handed out again for a request it fits
+//! whatever thread or queue uses it next. Spares stay counted, and are freed by a finish,
+//! by a refused allocation, or when more than [`SPARES`] are held.
 
 use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex};
 
-use ocl::core;
+use ocl::core::{self, Event};
 use sluice_backend::{Allocation, BackendError, MemoryKind, MemoryTracker};
 
 use crate::util::lock;
@@ -32,11 +33,12 @@ use crate::util::lock;
 const SPARES: usize = 24;
 
 /// A dropped buffer awaiting the drain: its chunks, the allocation that counts them, and
-/// for scratch its bytes (it becomes spare at the drain).
+/// for scratch its bytes and the marker behind its last use (it becomes spare once the
+/// marker has run).
 struct Dropped {
     mems: Vec<core::Mem>,
     tracked: Option<Allocation>,
-    scratch: Option<u64>,
+    scratch: Option<(u64, Event)>,
 }
 
 /// A spare scratch buffer, its allocation and its bytes.
@@ -48,15 +50,19 @@ pub(crate) struct Releases {
     /// `false`: each drop releases at once (`OpenClTuning::immediate_releases`), and no
     /// scratch is kept.
     defer: bool,
+    /// The in-order queue the device's kernels run on, for scratch's markers.
+    queue: core::CommandQueue,
     held: Mutex<Vec<Dropped>>,
     spares: Mutex<Vec<Spare>>,
 }
 
 impl Releases {
-    /// Deferred releases, or (`defer` false) releases at each drop.
-    pub(crate) fn new(defer: bool) -> Arc<Self> {
+    /// Deferred releases of buffers used on `queue`, or (`defer` false) releases at each
+    /// drop.
+    pub(crate) fn new(defer: bool, queue: core::CommandQueue) -> Arc<Self> {
         Arc::new(Releases {
             defer,
+            queue,
             held: Mutex::new(Vec::new()),
             spares: Mutex::new(Vec::new()),
         })
@@ -77,34 +83,57 @@ impl Releases {
         }
     }
 
-    /// Releases everything held, keeping scratch as spares; call it once the queue has
-    /// drained (after a blocking read, write or finish), when a release does not wait.
+    /// Takes scratch `mem` of `bytes` to keep as a spare once idle: a marker queued now
+    /// runs after every command that used it. Without the marker it is only released.
+    fn retire_scratch(&self, mem: core::Mem, tracked: Option<Allocation>, bytes: u64) {
+        let mut event = Event::null();
+        let marked =
+            core::enqueue_marker_with_wait_list(&self.queue, None::<Event>, Some(&mut event), None);
+        let scratch = marked.is_ok().then_some((bytes, event));
+        self.retire_dropped(Dropped {
+            mems: vec![mem],
+            tracked,
+            scratch,
+        });
+    }
+
+    /// Releases what is held, keeping idle scratch as spares and scratch still in use
+    /// held; call it once the queue has drained (after a blocking read, write or finish),
+    /// when a release does not wait.
     pub(crate) fn drain(&self) {
         let held = std::mem::take(&mut *lock(&self.held));
-        let mut freed = Vec::new();
+        let (mut freed, mut busy) = (Vec::new(), Vec::new());
         let mut spares = lock(&self.spares);
         for d in held {
-            match (d.scratch, d.tracked, <[core::Mem; 1]>::try_from(d.mems)) {
-                (Some(bytes), Some(tracked), Ok([mem])) => spares.push((mem, tracked, bytes)),
-                (_, tracked, mems) => freed.push((mems, tracked)),
+            let Some((bytes, marker)) = &d.scratch else {
+                freed.push(d);
+                continue;
+            };
+            // A marker that cannot be read counts as busy: the buffer is released later.
+            if !core::event_is_complete(marker).unwrap_or(false) {
+                busy.push(d);
+                continue;
+            }
+            let bytes = *bytes;
+            match (d.tracked, <[core::Mem; 1]>::try_from(d.mems)) {
+                (Some(tracked), Ok([mem])) => spares.push((mem, tracked, bytes)),
+                (tracked, mems) => drop((tracked, mems)),
             }
         }
         let over = spares.len().saturating_sub(SPARES);
-        freed.extend(
-            spares
-                .drain(..over)
-                .map(|(mem, tracked, _)| (Ok([mem]), Some(tracked))),
-        );
+        let old: Vec<Spare> = spares.drain(..over).collect();
         drop(spares);
+        lock(&self.held).extend(busy);
         // Released outside the locks: a release may still take a while.
-        drop(freed);
+        drop((freed, old));
     }
 
-    /// Releases everything held and every spare (the queue must have drained).
+    /// Releases everything held and every spare (a release of a buffer still in use waits
+    /// for the queue on NVIDIA).
     pub(crate) fn drain_all(&self) {
-        self.drain();
+        let held = std::mem::take(&mut *lock(&self.held));
         let spares = std::mem::take(&mut *lock(&self.spares));
-        drop(spares);
+        drop((held, spares));
     }
 
     /// The smallest spare of at least `bytes` and at most twice that, if any.
@@ -165,7 +194,7 @@ impl Releases {
 pub(crate) struct DeviceTemp {
     mem: ManuallyDrop<core::Mem>,
     tracked: Option<Allocation>,
-    /// For scratch, its bytes: it becomes spare rather than freed.
+    /// For scratch, its bytes: it becomes spare once idle rather than freed.
     scratch: Option<u64>,
     releases: Arc<Releases>,
 }
@@ -209,11 +238,11 @@ impl Drop for DeviceTemp {
     fn drop(&mut self) {
         // SAFETY: `mem` is taken once, here, and not used after.
         let mem = unsafe { ManuallyDrop::take(&mut self.mem) };
-        self.releases.retire_dropped(Dropped {
-            mems: vec![mem],
-            tracked: self.tracked.take(),
-            scratch: self.scratch,
-        });
+        let tracked = self.tracked.take();
+        match self.scratch {
+            Some(bytes) if self.releases.defer => self.releases.retire_scratch(mem, tracked, bytes),
+            _ => self.releases.retire(vec![mem], tracked),
+        }
     }
 }
 
@@ -289,8 +318,8 @@ mod tests {
         drop(second);
     }
 
-    /// Scratch dropped and drained stays counted as a spare, is handed out again for a
-    /// request it fits, and is freed by a finish or by an allocation the tracker refuses;
+    /// Scratch dropped and drained once idle stays counted as a spare, is handed out again
+    /// for a request it fits, and is freed by a finish or by an allocation the tracker refuses;
     /// with immediate releases none is kept.
     #[test]
     fn spare_scratch_is_reused_and_freed_when_needed() {
@@ -302,7 +331,7 @@ mod tests {
             let (ctx, tracker) = (b.primary(), b.tracker());
             let device = || tracker.current(MemoryKind::Device);
             drop(ctx.scratch(tracker, "first", 1000).unwrap());
-            ctx.releases.drain();
+            ctx.wait_and_drain().unwrap();
             let kept = if immediate { 0 } else { 4000 };
             assert_eq!(
                 device(),
@@ -324,7 +353,7 @@ mod tests {
         };
         let (ctx, tracker) = (b.primary(), b.tracker());
         drop(ctx.scratch(tracker, "spare", 100_000).unwrap());
-        ctx.releases.drain();
+        ctx.wait_and_drain().unwrap();
         assert_eq!(tracker.current(MemoryKind::Device), 400_000);
         let big = b.alloc_fr("big", (limit as usize - 200_000) / 32).unwrap();
         assert!(tracker.peak(MemoryKind::Device) <= limit);

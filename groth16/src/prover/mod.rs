@@ -420,24 +420,37 @@ where
         config.msm_batch_len
     );
     let mut run = ProofRun::start(backend, params, config, log_n);
-    let (a, b) = cs.take_ab();
-    let (h, early_aux, h_vector_on_device) = run.h_phase(a, b, cs.aux_assignment())?;
-    let mut phases = PhaseTimes {
-        h: run.lap("H"),
-        ..PhaseTimes::default()
+    let mut phases = PhaseTimes::default();
+    let outcome = (|| {
+        let (a, b) = cs.take_ab();
+        let (h, early_aux, h_vector_on_device) = run.h_phase(a, b, cs.aux_assignment())?;
+        phases.h = run.lap("H");
+        let aux_buf = match early_aux {
+            Some(buf) => Some(buf),
+            // In h's place, which the planner reserved next to the MSM scratch.
+            None if h_vector_on_device => upload_witness(backend, cs.aux_assignment(), n)?,
+            None => None,
+        };
+        if aux_buf.is_some() {
+            // The witness is on the device: its host copy goes (and its host budget too).
+            drop(cs.take_aux());
+        }
+        let msms = run.witness_msms(&cs, aux_buf.as_ref(), b_g2, &mut phases)?;
+        Ok::<_, Groth16Error>((h, msms))
+    })();
+    // Failed or not, the proof's device buffers are freed before it returns: a backend
+    // that frees them at its queue's drain (OpenCL) does so here.
+    let synchronized = backend.synchronize();
+    let (h, msms) = match (outcome, synchronized) {
+        (Ok(done), Ok(())) => done,
+        (Err(e), sync) => {
+            if let Err(s) = sync {
+                log::debug!("after a failed proof, the device did not synchronize: {s}");
+            }
+            return Err(e);
+        }
+        (Ok(_), Err(e)) => return Err(e.into()),
     };
-    let aux_buf = match early_aux {
-        Some(buf) => Some(buf),
-        // In h's place, which the planner reserved next to the MSM scratch.
-        None if h_vector_on_device => upload_witness(backend, cs.aux_assignment(), n)?,
-        None => None,
-    };
-    if aux_buf.is_some() {
-        // The witness is on the device: its host copy goes (and its host budget with it).
-        drop(cs.take_aux());
-    }
-    let msms = run.witness_msms(&cs, aux_buf.as_ref(), b_g2, &mut phases)?;
-    drop(aux_buf);
     let report = run.report(phases);
     let proof = assemble(params.vk(), r, s, h, &msms);
     log::info!(
