@@ -61,11 +61,10 @@ pub struct OpenClTuning {
     /// Launches to record for replay under NVIDIA's profiler; `None` (the default) records
     /// none.
     pub capture: Option<CaptureConfig>,
-    /// Whether a dropped device buffer is released at once (and no MSM scratch kept for
-    /// reuse). `false` (the default): it is freed at the queue's next drain (a blocking
-    /// read, write or finish), still counted in its tracker until then, since on NVIDIA a
-    /// release waits for the queued work and would hold the host back mid-phase; MSM
-    /// scratch stays spare for the next MSM until a finish (BENCHMARKS.md#partition).
+    /// Whether a dropped device buffer is released at once. `false` (the default): it is
+    /// freed at the queue's next drain (a blocking read, write or finish), still counted
+    /// in its tracker until then, since on NVIDIA a release waits for the queued work and
+    /// would hold the host back mid-phase (BENCHMARKS.md#partition).
     pub immediate_releases: bool,
 }
 
