@@ -41,18 +41,19 @@ impl Packed {
     fn pack(&mut self, data: &CompactVec, src: Range<usize>, first: usize) -> usize {
         use rayon::prelude::*;
         let end = src.end.min(src.start + BATCH);
-        // The pieces of the batch with their exceptions' counts; the batch ends at the
-        // piece that passes BATCH_EXCEPTIONS.
+        // The pieces of the batch with their exceptions (a code piece's positions in its
+        // page; a raw piece's values are all exceptions); the batch ends at the piece that
+        // passes BATCH_EXCEPTIONS.
         let mut pieces = Vec::new();
         let (mut exceptions, mut stop) = (0, end);
         for (start, piece) in data.pieces(src.start..end) {
-            let m = match &piece {
-                Piece::Codes { page, range } => page.exceptions_in(range.clone()).0.len(),
-                Piece::Raw(values) => values.len(),
+            let (positions, from) = match &piece {
+                Piece::Codes { page, range } => page.exceptions_in(range.clone()),
+                Piece::Raw(values) => (&[][..], *values),
             };
             let len = piece.len();
-            pieces.push((start, piece, m));
-            exceptions += m;
+            pieces.push((start, piece, positions, from));
+            exceptions += from.len();
             if exceptions >= BATCH_EXCEPTIONS {
                 stop = start + len;
                 break;
@@ -73,35 +74,32 @@ impl Packed {
         let mut codes = &mut words_as_bytes_mut(&mut self.codes)[..code_bytes];
         let mut at = &mut self.at.spare_capacity_mut()[..exceptions];
         let mut values = &mut self.values.spare_capacity_mut()[..exceptions];
-        for (start, piece, m) in pieces {
+        for (start, piece, positions, from) in pieces {
+            let m = from.len();
             let (c, c_rest) = std::mem::take(&mut codes).split_at_mut(piece.len());
             let (a, a_rest) = std::mem::take(&mut at).split_at_mut(m);
             let (v, v_rest) = std::mem::take(&mut values).split_at_mut(m);
             (codes, at, values) = (c_rest, a_rest, v_rest);
-            shares.push((first + start - src.start, piece, c, a, v));
+            shares.push((first + start - src.start, piece, positions, from, (c, a, v)));
         }
         shares
             .into_par_iter()
-            .for_each(|(base, piece, codes, at, values)| {
-                let from = match piece {
+            .for_each(|(base, piece, positions, from, (codes, at, values))| {
+                match piece {
                     Piece::Codes { page, range } => {
                         codes.copy_from_slice(&page.codes()[range.clone()]);
-                        let (positions, from) = page.exceptions_in(range.clone());
                         for (slot, &p) in at.iter_mut().zip(positions) {
                             slot.write((base + p as usize - range.start) as u32);
                         }
-                        from
                     }
-                    Piece::Raw(from) => {
+                    Piece::Raw(_) => {
                         // Their codes are overwritten by the exceptions; zeros keep them tidy.
                         codes.fill(0);
                         for (k, slot) in at.iter_mut().enumerate() {
                             slot.write((base + k) as u32);
                         }
-                        from
                     }
-                };
-                debug_assert_eq!(from.len(), values.len());
+                }
                 for (slot, x) in values.iter_mut().zip(from) {
                     slot.write(*x);
                 }
