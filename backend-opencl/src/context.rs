@@ -82,6 +82,8 @@ pub(crate) struct ContextSettings {
     pub(crate) observer: Option<Arc<dyn LaunchObserver>>,
     /// Whether each dropped buffer is released at once, not at the queue's next drain.
     pub(crate) immediate_releases: bool,
+    /// Whether a thread of the device's own frees what a drain releases.
+    pub(crate) release_thread: bool,
 }
 
 /// Pinned (`CL_MEM_ALLOC_HOST_PTR`, mapped) host buffers: a transfer copies one piece into
@@ -178,7 +180,12 @@ impl DeviceCtx {
             profile: profiling.then(|| ProfileLog::new(settings.profile_gaps_listed_ms)),
             observer: settings.observer.clone(),
             staging_words: settings.staging_words,
-            releases: Releases::new(!settings.immediate_releases),
+            releases: Releases::new(
+                !settings.immediate_releases,
+                settings
+                    .release_thread
+                    .then(|| format!("sluice-release-{}", info.index)),
+            ),
             staging: pinned_staging.then(|| Mutex::new(None)),
             pinned,
         })
@@ -349,10 +356,11 @@ impl DeviceCtx {
         })
     }
 
-    /// Waits for the queue, then frees the buffers dropped meanwhile.
+    /// Waits for the queue, then frees the buffers dropped meanwhile (waiting for the
+    /// release thread too).
     pub(crate) fn finish(&self) -> Result<(), BackendError> {
         core::finish(&self.queue).map_err(|e| driver_error("clFinish", &e))?;
-        self.releases.drain();
+        self.releases.drain_now();
         Ok(())
     }
 
