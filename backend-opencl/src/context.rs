@@ -82,8 +82,6 @@ pub(crate) struct ContextSettings {
     pub(crate) observer: Option<Arc<dyn LaunchObserver>>,
     /// Whether each dropped buffer is released at once, not at the queue's next drain.
     pub(crate) immediate_releases: bool,
-    /// Whether a thread of the device's own frees what a drain releases.
-    pub(crate) release_thread: bool,
 }
 
 /// Pinned (`CL_MEM_ALLOC_HOST_PTR`, mapped) host buffers: a transfer copies one piece into
@@ -180,12 +178,7 @@ impl DeviceCtx {
             profile: profiling.then(|| ProfileLog::new(settings.profile_gaps_listed_ms)),
             observer: settings.observer.clone(),
             staging_words: settings.staging_words,
-            releases: Releases::new(
-                !settings.immediate_releases,
-                settings
-                    .release_thread
-                    .then(|| format!("sluice-release-{}", info.index)),
-            ),
+            releases: Releases::new(!settings.immediate_releases),
             staging: pinned_staging.then(|| Mutex::new(None)),
             pinned,
         })
@@ -356,11 +349,10 @@ impl DeviceCtx {
         })
     }
 
-    /// Waits for the queue, then frees the buffers dropped meanwhile (waiting for the
-    /// release thread too).
+    /// Waits for the queue, then frees the buffers dropped meanwhile.
     pub(crate) fn finish(&self) -> Result<(), BackendError> {
         core::finish(&self.queue).map_err(|e| driver_error("clFinish", &e))?;
-        self.releases.drain_now();
+        self.releases.drain();
         Ok(())
     }
 

@@ -154,7 +154,6 @@ impl OpenClConfig {
     /// | `SLUICE_PROFILE` (`0`, `1`) | [`OpenClTuning::profile`] |
     /// | `SLUICE_PROFILE_GAPS_MS` | [`OpenClTuning::profile_gaps_listed_ms`] |
     /// | `SLUICE_OPENCL_IMMEDIATE_RELEASES` (`0`, `1`) | [`OpenClTuning::immediate_releases`] |
-    /// | `SLUICE_OPENCL_RELEASE_THREAD` (`0`, `1`) | [`OpenClTuning::release_thread`] |
     /// | `SLUICE_CAPTURE_DIR`, `SLUICE_CAPTURE_KERNEL`, `SLUICE_CAPTURE_COUNT` | [`OpenClTuning::capture`] |
     pub fn with_env_overrides(self) -> Result<Self, OpenClConfigError> {
         self.with_overrides(&|name| std::env::var_os(name))
@@ -213,7 +212,6 @@ impl OpenClBackend {
             profile: tuning.profile,
             profile_gaps_listed_ms: tuning.profile_gaps_listed_ms,
             immediate_releases: tuning.immediate_releases,
-            release_thread: tuning.release_thread,
             observer: tuning
                 .capture
                 .map(|c| Arc::new(capture::Capture::new(c)) as Arc<dyn LaunchObserver>),

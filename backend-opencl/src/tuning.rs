@@ -66,10 +66,6 @@ pub struct OpenClTuning {
     /// in its tracker until then, since on NVIDIA a release waits for the queued work and
     /// would hold the host back mid-phase (BENCHMARKS.md#partition).
     pub immediate_releases: bool,
-    /// Whether the deferred releases are freed on a thread of each device's own, so the
-    /// host queues the next phase while gigabytes are freed. `false` (the default): on the
-    /// thread that drains.
-    pub release_thread: bool,
 }
 
 /// The MSM's tuning: `None` leaves each choice to the planner's cost model.
@@ -297,9 +293,6 @@ impl OpenClTuning {
         self.immediate_releases = env
             .switch("SLUICE_OPENCL_IMMEDIATE_RELEASES")?
             .unwrap_or(self.immediate_releases);
-        self.release_thread = env
-            .switch("SLUICE_OPENCL_RELEASE_THREAD")?
-            .unwrap_or(self.release_thread);
         if let Some(ms) = env.number("SLUICE_PROFILE_GAPS_MS", 0..=u32::MAX)? {
             self.profile_gaps_listed_ms = Some(ms);
         }
