@@ -82,6 +82,8 @@ pub(crate) struct ContextSettings {
     pub(crate) observer: Option<Arc<dyn LaunchObserver>>,
     /// Whether each dropped buffer is released at once, not at the queue's next drain.
     pub(crate) immediate_releases: bool,
+    /// Whether MSM scratch is freed at each MSM's end rather than kept for the next.
+    pub(crate) free_msm_scratch: bool,
 }
 
 /// Pinned (`CL_MEM_ALLOC_HOST_PTR`, mapped) host buffers: a transfer copies one piece into
@@ -166,10 +168,16 @@ impl DeviceCtx {
             )),
             _ => None,
         };
+        let releases = Releases::new(
+            !settings.immediate_releases,
+            !settings.free_msm_scratch,
+            queue.clone(),
+        );
         Ok(DeviceCtx {
             info,
             context,
             queue,
+            releases,
             transfers,
             programs: Mutex::new(HashMap::new()),
             max_chunk_bytes: settings.max_chunk_bytes.map_or(cap, |m| m.min(cap)),
@@ -178,7 +186,6 @@ impl DeviceCtx {
             profile: profiling.then(|| ProfileLog::new(settings.profile_gaps_listed_ms)),
             observer: settings.observer.clone(),
             staging_words: settings.staging_words,
-            releases: Releases::new(!settings.immediate_releases),
             staging: pinned_staging.then(|| Mutex::new(None)),
             pinned,
         })
@@ -349,8 +356,15 @@ impl DeviceCtx {
         })
     }
 
-    /// Waits for the queue, then frees the buffers dropped meanwhile.
+    /// Waits for the queue, then frees the buffers dropped meanwhile and the spare scratch.
     pub(crate) fn finish(&self) -> Result<(), BackendError> {
+        core::finish(&self.queue).map_err(|e| driver_error("clFinish", &e))?;
+        self.releases.drain_all();
+        Ok(())
+    }
+
+    /// Waits for the queue, then frees what was dropped meanwhile, keeping scratch spare.
+    pub(crate) fn wait_and_drain(&self) -> Result<(), BackendError> {
         core::finish(&self.queue).map_err(|e| driver_error("clFinish", &e))?;
         self.releases.drain();
         Ok(())
@@ -395,6 +409,22 @@ impl DeviceCtx {
         let tracked = self.track(tracker, what, (words * 4) as u64)?;
         let mem = self.raw_buffer(what, words)?;
         Ok(DeviceTemp::new(mem, Some(tracked), self.releases.clone()))
+    }
+
+    /// [`temp`](Self::temp) for an MSM's scratch: a spare buffer that fits is handed out
+    /// again (its contents undefined), and the buffer becomes spare once dropped and
+    /// drained ([`crate::release`]). Every caller counts in the backend's one tracker.
+    pub(crate) fn scratch(
+        &self,
+        tracker: &MemoryTracker,
+        what: &str,
+        words: usize,
+    ) -> Result<DeviceTemp, BackendError> {
+        let bytes = (words.max(1) * 4) as u64;
+        match DeviceTemp::spare(&self.releases, bytes) {
+            Some(spare) => Ok(spare),
+            None => Ok(self.temp(tracker, what, words)?.into_scratch(bytes)),
+        }
     }
 
     /// `mem`, not tracked, as a temporary released like the tracked ones.

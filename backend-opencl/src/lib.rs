@@ -154,6 +154,7 @@ impl OpenClConfig {
     /// | `SLUICE_PROFILE` (`0`, `1`) | [`OpenClTuning::profile`] |
     /// | `SLUICE_PROFILE_GAPS_MS` | [`OpenClTuning::profile_gaps_listed_ms`] |
     /// | `SLUICE_OPENCL_IMMEDIATE_RELEASES` (`0`, `1`) | [`OpenClTuning::immediate_releases`] |
+    /// | `SLUICE_OPENCL_FREE_MSM_SCRATCH` (`0`, `1`) | [`OpenClTuning::free_msm_scratch`] |
     /// | `SLUICE_CAPTURE_DIR`, `SLUICE_CAPTURE_KERNEL`, `SLUICE_CAPTURE_COUNT` | [`OpenClTuning::capture`] |
     pub fn with_env_overrides(self) -> Result<Self, OpenClConfigError> {
         self.with_overrides(&|name| std::env::var_os(name))
@@ -212,6 +213,7 @@ impl OpenClBackend {
             profile: tuning.profile,
             profile_gaps_listed_ms: tuning.profile_gaps_listed_ms,
             immediate_releases: tuning.immediate_releases,
+            free_msm_scratch: tuning.free_msm_scratch,
             observer: tuning
                 .capture
                 .map(|c| Arc::new(capture::Capture::new(c)) as Arc<dyn LaunchObserver>),

@@ -61,11 +61,18 @@ pub struct OpenClTuning {
     /// Launches to record for replay under NVIDIA's profiler; `None` (the default) records
     /// none.
     pub capture: Option<CaptureConfig>,
-    /// Whether a dropped device buffer is released at once. `false` (the default): it is
-    /// freed at the queue's next drain (a blocking read, write or finish), still counted
-    /// in its tracker until then, since on NVIDIA a release waits for the queued work and
-    /// would hold the host back mid-phase (BENCHMARKS.md#partition).
+    /// Whether a dropped device buffer is released at once (and no MSM scratch kept for
+    /// reuse). `false` (the default): it is freed at the queue's next drain (a blocking
+    /// read, write or finish), still counted in its tracker until then, since on NVIDIA a
+    /// release waits for the queued work and would hold the host back mid-phase; MSM
+    /// scratch stays spare for the next MSM until a finish (BENCHMARKS.md#partition).
     pub immediate_releases: bool,
+    /// Whether an MSM's scratch is freed once it is idle rather than kept (still counted)
+    /// for the next MSM. `false` (the default): kept until a finish (the end of a proof)
+    /// or an allocation that needs the memory, since on NVIDIA freeing an MSM's gigabytes
+    /// of scratch idled the device at each MSM's end (BENCHMARKS.md#partition); `true`
+    /// returns the memory at once, for callers that share the device.
+    pub free_msm_scratch: bool,
 }
 
 /// The MSM's tuning: `None` leaves each choice to the planner's cost model.
@@ -293,6 +300,9 @@ impl OpenClTuning {
         self.immediate_releases = env
             .switch("SLUICE_OPENCL_IMMEDIATE_RELEASES")?
             .unwrap_or(self.immediate_releases);
+        self.free_msm_scratch = env
+            .switch("SLUICE_OPENCL_FREE_MSM_SCRATCH")?
+            .unwrap_or(self.free_msm_scratch);
         if let Some(ms) = env.number("SLUICE_PROFILE_GAPS_MS", 0..=u32::MAX)? {
             self.profile_gaps_listed_ms = Some(ms);
         }

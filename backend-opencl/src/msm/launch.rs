@@ -64,11 +64,11 @@ pub(super) fn launch<'a, A: GpuCurve>(
         point_group: A::point_group(point_group, ctx.info.is_gpu),
         _curve: PhantomData,
     };
-    // Temporaries are dropped once every kernel of the launch is queued, to be freed at
-    // the queue's next drain ([`crate::release`]): on NVIDIA a release waits for the queued
-    // kernels, and released between two kernels it held the next one back with the device
-    // idle before each reduce (BENCHMARKS.md#msm-gpu). They coexist at the end either way:
-    // `scratch_bytes` reserves them all.
+    // Temporaries (scratch) are dropped once every kernel of the launch is queued, and
+    // kept as spares for the next launch once idle ([`crate::release`]): on NVIDIA a
+    // release waits for the queued kernels, and released between two kernels it held the
+    // next one back with the device idle before each reduce (BENCHMARKS.md#msm-gpu). They
+    // coexist at the end either way: `scratch_bytes` reserves them all.
     let counts = run.count_buckets(scalars)?;
     let (sorted, block_sums) = run.scan_buckets(&counts)?;
     let entries = run.scatter(scalars, &sorted)?;
@@ -90,7 +90,7 @@ pub(super) fn launch<'a, A: GpuCurve>(
 
 impl<A: GpuCurve> Run<'_, A> {
     fn temp(&self, what: &str, words: usize) -> Result<Temp, BackendError> {
-        self.ctx.temp(self.tracker, what, words)
+        self.ctx.scratch(self.tracker, what, words)
     }
 
     fn kernel(&self, name: &str) -> Result<Launch<'_>, BackendError> {

@@ -160,9 +160,10 @@ impl Msm<'_> {
         let mut pending: Vec<Pending<'_, A>> = Vec::with_capacity(batches.len());
         for (c, base_offset, k0, count, early) in batches {
             // One launch's buffers at a time, as `scratch_bytes` counts them: the last
-            // launch's, dropped once queued, are freed before the next batch's scalars.
+            // launch's, dropped once queued, are idle (and spare) before the next batch's
+            // scalars.
             if !pending.is_empty() {
-                ctx.releases.drain();
+                ctx.wait_and_drain()?;
             }
             ctx.mark("msm batch");
             let scalars = match early {
@@ -176,7 +177,7 @@ impl Msm<'_> {
             let launches = Plan::launches(count, large, table, max_alloc, piece, self.tuning);
             for (i, plan) in launches.into_iter().enumerate() {
                 if i > 0 {
-                    ctx.releases.drain();
+                    ctx.wait_and_drain()?;
                 }
                 log::debug!("{} MSM of {count} on device {d}: {plan:?}", A::PREFIX);
                 // A folded plan reads its group's table buffer, window k's bases a chunk's

@@ -225,7 +225,7 @@ impl<'a> Source<'a> {
                 return Ok(ctx.untracked_temp(mem));
             }
         }
-        let out = ctx.temp(tracker, "msm scalars", count * 8)?;
+        let out = ctx.scratch(tracker, "msm scalars", count * 8)?;
         ctx.mark("msm scalars buffer");
         let out_mem: &ocl::core::Mem = &out;
         let host_scalars: Cow<'_, [Fr]> = match source {
@@ -248,7 +248,7 @@ impl<'a> Source<'a> {
                 // The density's words over the span, and the used counts before each.
                 let (lo, hi) = used.span(k0, count);
                 let (w0, w1) = (lo / 64, hi.div_ceil(64));
-                let tracked = |what, words| ctx.temp(tracker, what, words);
+                let tracked = |what, words| ctx.scratch(tracker, what, words);
                 let words_mem = tracked("msm density words", 2 * (w1 - w0))?;
                 let before_mem = tracked("msm density ranks", w1 - w0)?;
                 ctx.mark("msm density buffers");
@@ -307,7 +307,7 @@ pub(super) fn count_large<A: GpuCurve>(
     scalars: &ocl::core::Mem,
     count: usize,
 ) -> Result<usize, BackendError> {
-    let large = ctx.temp(tracker, "msm large scalars", 1)?;
+    let large = ctx.scratch(tracker, "msm large scalars", 1)?;
     ctx.fill_zero(&large, 1)?;
     ctx.kernel(A::PROGRAM, &format!("{}_msm_count_large", A::PREFIX))?
         .mem(scalars)?
