@@ -14,7 +14,7 @@ use crate::program::{self, KernelCache};
 use crate::release::{DeviceTemp, Releases};
 use crate::source::ProgramKind;
 use crate::tuning::BuildOptions;
-use crate::util::{driver_error, lock};
+use crate::util::{copy_words, driver_error, lock};
 
 /// A program kind's build, once done.
 type ProgramSlot = Arc<Mutex<Option<Arc<core::Program>>>>;
@@ -128,16 +128,6 @@ impl Staging {
     }
 }
 
-/// A parallel copy (a single thread copies far below the DMA's speed). Plain stores:
-/// streaming (non-temporal) ones made the 2^27 partition slower on an H200
-/// (BENCHMARKS.md#partition).
-fn copy_words(dst: &mut [u32], src: &[u32]) {
-    use rayon::prelude::*;
-    dst.par_chunks_mut(1 << 16)
-        .zip(src.par_chunks(1 << 16))
-        .for_each(|(d, s)| d.copy_from_slice(s));
-}
-
 impl DeviceCtx {
     pub(crate) fn new(
         info: &'static DeviceInfo,
@@ -168,11 +158,8 @@ impl DeviceCtx {
             )),
             _ => None,
         };
-        let releases = Releases::new(
-            !settings.immediate_releases,
-            !settings.free_msm_scratch,
-            queue.clone(),
-        );
+        let (defer, keep) = (!settings.immediate_releases, !settings.free_msm_scratch);
+        let releases = Releases::new(defer, keep, queue.clone());
         Ok(DeviceCtx {
             info,
             context,
@@ -358,7 +345,7 @@ impl DeviceCtx {
 
     /// Waits for the queue, then frees the buffers dropped meanwhile and the spare scratch.
     pub(crate) fn finish(&self) -> Result<(), BackendError> {
-        core::finish(&self.queue).map_err(|e| driver_error("clFinish", &e))?;
+        self.wait_and_drain()?;
         self.releases.drain_all();
         Ok(())
     }
