@@ -31,11 +31,13 @@ use sluice_backend::{
 };
 use sluice_backend_cpu::CpuBackend;
 use sluice_field::{Fr, G1Affine, G2Affine};
+use std::sync::Arc;
+
 use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
 use sluice_groth16::{
     generate_benchmark_parameters, generate_random_parameters, prepare_verifying_key,
-    prove_assignment, verify_proof, Capacity, CircuitShape, ParameterSource, Parameters,
-    ProvingAssignment, ResidentParameters,
+    prove_assignment, verify_proof, Capacity, CircuitShape, ConstraintMatrices, ParameterSource,
+    Parameters, ProvingAssignment, ResidentParameters, SynthesisOptions,
 };
 
 use options::{CircuitKind, Op, Options, USAGE};
@@ -234,13 +236,27 @@ fn ladder<B: Profiled + 'static>(
                 if op.on_host() {
                     start_row(format!("[{done}/{total}] {HOST} {name} 2^{log} ... "));
                     rows.push(row(&name, HOST, log, || {
-                        host_op(op, circuit, log, opts).map(Timings::of)
+                        host_op(op, circuit, log, opts, false).map(Timings::of)
                     }));
+                    if opts.matrices && op == Op::Synthesis {
+                        let label = format!("{HOST}{WITH_MATRICES}");
+                        start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
+                        rows.push(row(&name, &label, log, || {
+                            host_op(op, circuit, log, opts, true).map(Timings::of)
+                        }));
+                    }
                 } else {
                     start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
                     rows.push(row(&name, label, log, || {
-                        measure(backend, op, circuit, log, opts, false)
+                        measure(backend, op, circuit, log, opts, false, false)
                     }));
+                    if opts.matrices && op == Op::Proof {
+                        let label = format!("{label}{WITH_MATRICES}");
+                        start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
+                        rows.push(row(&name, &label, log, || {
+                            measure(backend, op, circuit, log, opts, false, true)
+                        }));
+                    }
                 }
                 if opts.uploads && !op.on_host() {
                     let with_uploads = format!("{label}+upload");
@@ -248,7 +264,7 @@ fn ladder<B: Profiled + 'static>(
                         "[{done}/{total}] {with_uploads} {name} 2^{log} ... "
                     ));
                     rows.push(row(&name, &with_uploads, log, || {
-                        measure(backend, op, circuit, log, opts, true)
+                        measure(backend, op, circuit, log, opts, true, false)
                     }));
                 }
                 for &(peer, f) in peers_for(&name)
@@ -275,15 +291,20 @@ fn start_row(label: String) {
 /// The label of host-only rows ([`Op::on_host`]), which no backend runs.
 const HOST: &str = "host";
 
+/// The label suffix of rows whose synthesis uses the circuit's recorded constraint
+/// matrices (`--matrices`).
+const WITH_MATRICES: &str = "+matrices";
+
 /// A host-only op's timings ([`Op::on_host`]).
 fn host_op(
     op: Op,
     circuit: CircuitKind,
     log: u32,
     opts: &Options,
+    matrices: bool,
 ) -> Result<Vec<Duration>, String> {
     match op {
-        Op::Synthesis => synthesis::sluice_synthesis(circuit, log, opts.seed, opts.reps),
+        Op::Synthesis => synthesis::sluice_synthesis(circuit, log, opts.seed, opts.reps, matrices),
         Op::Verify => verify::sluice_verify(log, opts.seed, opts.reps),
         Op::VerifyBatch => verify::sluice_verify_batch(log, opts.seed, opts.reps),
         _ => Err(format!("{} is not a host op", op.name())),
@@ -364,7 +385,9 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 ///
 /// Without `uploads` the inputs are resident before the clock starts (NTT data, MSM bases,
 /// proving parameters; MSM scalars still come from the host, as a prover's do). With
-/// `uploads` every timed run also moves its inputs in (and the NTT result back out).
+/// `uploads` every timed run also moves its inputs in (and the NTT result back out). With
+/// `matrices` a proof's synthesis uses the circuit's constraint matrices, recorded before
+/// the clock starts.
 fn measure<B: Profiled>(
     backend: &B,
     op: Op,
@@ -372,6 +395,7 @@ fn measure<B: Profiled>(
     log: u32,
     opts: &Options,
     uploads: bool,
+    matrices: bool,
 ) -> Result<Timings, String> {
     let e = |e: BackendError| e.to_string();
     let n = 1usize << log;
@@ -511,18 +535,18 @@ fn measure<B: Profiled>(
                     proof_row(
                         backend,
                         MimcLike::filling_domain(log, Some(x)),
-                        uploads,
+                        (uploads, matrices),
                         opts,
                         &mut rng,
                     )?
                 }
                 CircuitKind::Bits => {
                     let circuit = BitDecomposition::<Fr>::filling_domain(log, Some(opts.seed));
-                    proof_row(backend, circuit, uploads, opts, &mut rng)?
+                    proof_row(backend, circuit, (uploads, matrices), opts, &mut rng)?
                 }
                 CircuitKind::Sha256 => {
                     let circuit = Sha256Preimage::<Fr>::filling_domain(log, Some(opts.seed));
-                    proof_row(backend, circuit, uploads, opts, &mut rng)?
+                    proof_row(backend, circuit, (uploads, matrices), opts, &mut rng)?
                 }
             };
             baseline = resident;
@@ -539,23 +563,35 @@ fn measure<B: Profiled>(
 
 /// A proof row's timed runs of `circuit` (synthesis included, as a prover's whole proof),
 /// with benchmark parameters for its shape uploaded per proof or resident
-/// ([`with_parameters`]): the times, the resident bytes and the medians of each part.
+/// ([`with_parameters`]) and, with `matrices`, its constraint matrices recorded before the
+/// clock: the times, the resident bytes and the medians of each part.
 fn proof_row<B: Profiled, C: sluice_groth16::Circuit<Fr> + Clone>(
     backend: &B,
     circuit: C,
-    uploads: bool,
+    (uploads, matrices): (bool, bool),
     opts: &Options,
     rng: &mut ChaCha20Rng,
 ) -> Result<(Vec<Duration>, u64, report::ProofPhases), String> {
     let params = benchmark_parameters(circuit.clone(), &mut *rng)?;
+    let matrices = match matrices {
+        true => Some(Arc::new(
+            ConstraintMatrices::record(circuit.clone()).map_err(|e| e.to_string())?,
+        )),
+        false => None,
+    };
     let mut parts = Vec::with_capacity(opts.reps + 1);
     let prove = |source: &dyn ParameterSource<B>| {
         // Synthesis sizes its vectors from the parameters and writes them where the
         // backend uploads fastest from, as create_proof does.
-        let capacity = Capacity::for_queries(&source.query_lengths());
+        let options = SynthesisOptions {
+            capacity: Capacity::for_queries(&source.query_lengths()),
+            lender: backend.host_allocator(),
+            matrices: matrices.clone(),
+            ..SynthesisOptions::default()
+        };
         time(backend, opts.reps, || {
             let start = Instant::now();
-            let cs = ProvingAssignment::synthesize_for(circuit.clone(), capacity, backend)
+            let cs = ProvingAssignment::synthesize_with(circuit.clone(), &options)
                 .map_err(|e| e.to_string())?;
             let synthesis = start.elapsed();
             let (r, s) = (Fr::random(&mut *rng), Fr::random(&mut *rng));

@@ -199,6 +199,9 @@ pub struct Options {
     pub seed: u64,
     /// Also measure every row with its inputs moved in (and NTT results out) per run.
     pub uploads: bool,
+    /// Also time the proof and synthesis rows with the circuit's constraint matrices
+    /// recorded once, before the clock (rows `<label>+matrices`).
+    pub matrices: bool,
     /// log2 domain size of the demo proof (setup, prove, verify) run first; `None` skips it.
     pub demo_log: Option<u32>,
     /// Also measure the peers (arkworks, blst, bellperson) after the sluice rows.
@@ -234,6 +237,8 @@ usage: cargo xtask bench [options]
   --out DIR         output directory (default: target/sluice-bench)
   --seed N          seed of the random inputs (default: 1)
   --uploads         also time each row with its inputs uploaded per run (rows `<backend>+upload`)
+  --matrices        also time the proof and synthesis rows with the circuit's constraint
+                    matrices recorded once, before the clock (rows `<label>+matrices`)
   --demo K|off      log2 size of the demo proof run first: setup, prove, verify (default: 10)
   --compare         also measure the peers: arkworks, blst, bellperson (needs the runner's
                     `compare` feature)
@@ -265,6 +270,7 @@ impl Options {
             seed: 1,
             demo_log: Some(10),
             uploads: false,
+            matrices: false,
             compare: false,
             peers: None,
             circuits: None,
@@ -319,6 +325,7 @@ impl Options {
                 "--out" => opts.out_dir = PathBuf::from(value()?),
                 "--peers" => opts.peers = Some(list(&value()?).map(str::to_owned).collect()),
                 "--uploads" => opts.uploads = true,
+                "--matrices" => opts.matrices = true,
                 "--circuit" => {
                     opts.circuits = Some(
                         list(&value()?)

@@ -1,5 +1,7 @@
 //! The synthesis rows: `ProvingAssignment::synthesize` of a circuit alone, on the calling
-//! thread (as a prover's partition worker runs it), and with `--compare` bellperson's own
+//! thread (as a prover's partition worker runs it); with `--matrices` also with its
+//! constraint matrices recorded before the clock (the witness on the calling thread, a and
+//! b evaluated on all cores); with `--compare` bellperson's own
 //! synthesis of the same circuit in blstrs' field. bellperson keeps its assignment private
 //! and reports the time of its synthesis only in its log (`synthesis time: ...` at info),
 //! so its row runs one whole CPU proof per run and reads that line.
@@ -8,33 +10,56 @@ use std::time::{Duration, Instant};
 
 use sluice_field::Fr;
 use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
-use sluice_groth16::{Circuit, ProvingAssignment};
+use std::sync::Arc;
+
+use sluice_groth16::{Circuit, ConstraintMatrices, ProvingAssignment, SynthesisOptions};
 
 use crate::bar;
 use crate::options::CircuitKind;
 
-/// sluice's row: one warm-up and `reps` timed syntheses of `circuit` at 2^log; the
-/// assignment is dropped outside the clock.
+/// sluice's row: one warm-up and `reps` timed syntheses of `circuit` at 2^log, with its
+/// constraint matrices (recorded untimed) where `matrices`; the assignment is dropped
+/// outside the clock.
 pub fn sluice_synthesis(
     circuit: CircuitKind,
     log: u32,
     seed: u64,
     reps: usize,
+    matrices: bool,
 ) -> Result<Vec<Duration>, String> {
     match circuit {
         CircuitKind::Mimc => timed(
             reps,
             MimcLike::<Fr>::filling_domain(log, Some(Fr::from(seed))),
+            matrices,
         ),
         CircuitKind::Bits => timed(
             reps,
             BitDecomposition::<Fr>::filling_domain(log, Some(seed)),
+            matrices,
         ),
-        CircuitKind::Sha256 => timed(reps, Sha256Preimage::<Fr>::filling_domain(log, Some(seed))),
+        CircuitKind::Sha256 => timed(
+            reps,
+            Sha256Preimage::<Fr>::filling_domain(log, Some(seed)),
+            matrices,
+        ),
     }
 }
 
-fn timed<C: Circuit<Fr> + Clone>(reps: usize, circuit: C) -> Result<Vec<Duration>, String> {
+fn timed<C: Circuit<Fr> + Clone>(
+    reps: usize,
+    circuit: C,
+    matrices: bool,
+) -> Result<Vec<Duration>, String> {
+    let options = SynthesisOptions {
+        matrices: match matrices {
+            true => Some(Arc::new(
+                ConstraintMatrices::record(circuit.clone()).map_err(|e| e.to_string())?,
+            )),
+            false => None,
+        },
+        ..SynthesisOptions::default()
+    };
     let mut times = Vec::with_capacity(reps);
     for rep in 0..=reps {
         if rep > 0 {
@@ -42,7 +67,7 @@ fn timed<C: Circuit<Fr> + Clone>(reps: usize, circuit: C) -> Result<Vec<Duration
         }
         let copy = circuit.clone();
         let start = Instant::now();
-        let cs = ProvingAssignment::synthesize(copy).map_err(|e| e.to_string())?;
+        let cs = ProvingAssignment::synthesize_with(copy, &options).map_err(|e| e.to_string())?;
         let took = start.elapsed();
         drop(cs);
         if rep > 0 {
@@ -92,8 +117,10 @@ mod tests {
     #[test]
     fn synthesis_rows_time_every_circuit() {
         for circuit in [CircuitKind::Mimc, CircuitKind::Bits, CircuitKind::Sha256] {
-            let times = sluice_synthesis(circuit, 10, 7, 2).unwrap();
-            assert_eq!(times.len(), 2, "{circuit:?}");
+            for matrices in [false, true] {
+                let times = sluice_synthesis(circuit, 10, 7, 2, matrices).unwrap();
+                assert_eq!(times.len(), 2, "{circuit:?}");
+            }
         }
     }
 }

@@ -22,7 +22,13 @@ use subtle::ConstantTimeEq;
 use std::sync::Arc;
 
 use crate::keygen::synthesize_groth16;
-use crate::{Groth16Error, QueryLengths};
+use crate::witness::WitnessOnly;
+use crate::{ConstraintMatrices, Groth16Error, QueryLengths};
+
+/// The name a failing constraint gets in a synthesis with recorded matrices, which keeps
+/// no names.
+pub const UNNAMED: &str =
+    "(unnamed: synthesized with recorded constraint matrices; a synthesis without them names it)";
 
 /// The first constraint a witness failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,6 +69,23 @@ pub const PROGRESS_STEP: usize = 1 << 16;
 /// [`PROGRESS_STEP`] of them.
 pub type SynthesisProgress = Arc<dyn Fn(usize) + Send + Sync>;
 
+/// Tells `progress` and the progress log that `done` of `expected` (0: unknown)
+/// constraints are enforced, every [`PROGRESS_STEP`].
+pub(crate) fn report_progress(progress: Option<&SynthesisProgress>, done: usize, expected: usize) {
+    if done % PROGRESS_STEP != 0 {
+        return;
+    }
+    if let Some(progress) = progress {
+        progress(done);
+    }
+    crate::progress::report(&crate::progress::ProgressEvent {
+        task: crate::progress::Task::Synthesis,
+        what: "",
+        done: done as u64,
+        total: expected as u64,
+    });
+}
+
 /// How synthesis stores what it records, and where it counts it.
 #[derive(Clone, Default)]
 pub struct SynthesisOptions {
@@ -82,6 +105,12 @@ pub struct SynthesisOptions {
     pub budget: Option<Arc<dyn HostBudget>>,
     /// Told how many constraints are done, every [`PROGRESS_STEP`].
     pub progress: Option<SynthesisProgress>,
+    /// The circuit's constraint matrices, recorded once ([`ConstraintMatrices::record`]):
+    /// synthesis then computes the witness only, and a and b from the matrices on all
+    /// cores. The assignment is the same; a circuit of another shape is refused
+    /// ([`Groth16Error::MatricesMismatch`]) or fails the satisfaction check, and a failing
+    /// constraint is named by its index only (a synthesis without matrices names it).
+    pub matrices: Option<Arc<ConstraintMatrices>>,
 }
 
 impl std::fmt::Debug for SynthesisOptions {
@@ -92,12 +121,13 @@ impl std::fmt::Debug for SynthesisOptions {
             .field("lender", &self.lender.is_some())
             .field("budget", &self.budget.is_some())
             .field("progress", &self.progress.is_some())
+            .field("matrices", &self.matrices.is_some())
             .finish()
     }
 }
 
 impl SynthesisOptions {
-    fn vector(&self, capacity: usize) -> CompactVec {
+    pub(crate) fn vector(&self, capacity: usize) -> CompactVec {
         CompactVec::new(CompactConfig {
             storage: self.storage,
             capacity,
@@ -297,10 +327,69 @@ impl ProvingAssignment {
         circuit: C,
         options: &SynthesisOptions,
     ) -> Result<Self, Groth16Error> {
+        if let Some(matrices) = &options.matrices {
+            return Self::synthesize_witness(circuit, matrices, options);
+        }
         let mut cs = Self::with_options(options);
         synthesize_groth16::<S, _, _>(&mut cs, circuit, |cs| cs.input_assignment.len())?;
         match cs.unsatisfied.take() {
             Some(Unsatisfied { index, name }) => Err(Groth16Error::Unsatisfied { index, name }),
+            None => Ok(cs),
+        }
+    }
+
+    /// Synthesizes the witness of `circuit` alone, then a and b from `matrices` (see
+    /// [`SynthesisOptions::matrices`]).
+    fn synthesize_witness<S: FrCompatible, C: Circuit<S>>(
+        circuit: C,
+        matrices: &ConstraintMatrices,
+        options: &SynthesisOptions,
+    ) -> Result<Self, Groth16Error> {
+        let started = std::time::Instant::now();
+        let mut witness = WitnessOnly::new(options);
+        synthesize_groth16::<S, _, _>(&mut witness, circuit, |w| w.inputs.len())?;
+        let (inputs, aux) = (witness.inputs.len(), witness.aux.len());
+        matrices.check_counts(inputs, aux, witness.constraints)?;
+        let [a_aux_density, b_input_density, b_aux_density] =
+            matrices.densities().map(Clone::clone);
+        let mut cs = ProvingAssignment {
+            a_aux_density,
+            b_input_density,
+            b_aux_density,
+            a: options.vector(options.capacity.constraints),
+            b: options.vector(options.capacity.constraints),
+            input_assignment: witness.inputs,
+            aux_assignment: witness.aux,
+            namespace: Vec::new(),
+            unsatisfied: None,
+            uniform_check: options.storage == Storage::Raw,
+            budget: options.budget.clone(),
+            small_parts: SmallParts::default(),
+            progress: options.progress.clone(),
+            expected: options.capacity.constraints,
+        };
+        cs.count_small_parts(SmallParts {
+            inputs,
+            aux: aux.next_multiple_of(64),
+        });
+        let witnessed = started.elapsed();
+        let failed = matrices.evaluate(
+            &cs.input_assignment,
+            &cs.aux_assignment,
+            cs.uniform_check,
+            (&mut cs.a, &mut cs.b),
+            cs.budget.as_deref(),
+        )?;
+        log::debug!(
+            "synthesis with matrices: witness {:.1} ms, a and b {:.1} ms",
+            witnessed.as_secs_f64() * 1e3,
+            (started.elapsed() - witnessed).as_secs_f64() * 1e3
+        );
+        match failed {
+            Some(index) => Err(Groth16Error::Unsatisfied {
+                index,
+                name: UNNAMED.into(),
+            }),
             None => Ok(cs),
         }
     }
@@ -451,7 +540,7 @@ const MINUS_ONE: [u64; 4] = {
 /// # Security
 /// Variable time in a and b.
 #[inline]
-fn product_is_vartime(a: &Fr, b: &Fr, c: &Fr) -> bool {
+pub(crate) fn product_is_vartime(a: &Fr, b: &Fr, c: &Fr) -> bool {
     const ZERO: [u64; 4] = Fr::ZERO.mont_limbs();
     const ONE: [u64; 4] = Fr::ONE.mont_limbs();
     match (a.mont_limbs(), b.mont_limbs()) {
@@ -617,17 +706,7 @@ impl<S: FrCompatible> ConstraintSystem<S> for ProvingAssignment {
                 self.b.push(Fr::ZERO);
             }
         }
-        if self.a.len() % PROGRESS_STEP == 0 {
-            if let Some(progress) = &self.progress {
-                progress(self.a.len());
-            }
-            crate::progress::report(&crate::progress::ProgressEvent {
-                task: crate::progress::Task::Synthesis,
-                what: "",
-                done: self.a.len() as u64,
-                total: self.expected as u64,
-            });
-        }
+        report_progress(self.progress.as_ref(), self.a.len(), self.expected);
     }
 
     fn push_namespace<NR, N>(&mut self, name_fn: N)
@@ -648,7 +727,7 @@ impl<S: FrCompatible> ConstraintSystem<S> for ProvingAssignment {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// x (aux 0), y (aux 1), z (aux 2, never in A or B), input 1.
@@ -765,7 +844,8 @@ mod tests {
         same_assignment(&cs, &plain, "impossible capacity");
     }
 
-    fn same_assignment(cs: &ProvingAssignment, plain: &ProvingAssignment, what: &str) {
+    /// Asserts that two assignments hold the same values and densities.
+    pub(crate) fn same_assignment(cs: &ProvingAssignment, plain: &ProvingAssignment, what: &str) {
         assert_eq!(cs.a(), plain.a(), "{what}");
         assert_eq!(cs.b(), plain.b(), "{what}");
         assert_eq!(cs.input_assignment(), plain.input_assignment(), "{what}");

@@ -34,6 +34,23 @@ pub enum Groth16Error {
         /// The circuit's figure.
         circuit: usize,
     },
+    /// A witness synthesis with recorded [`ConstraintMatrices`](crate::ConstraintMatrices)
+    /// found another circuit shape than the matrices'.
+    #[error("constraint matrices do not match the circuit: {what} is {matrices} in the matrices, but the circuit has {circuit}")]
+    MatricesMismatch {
+        /// Which quantity differs.
+        what: &'static str,
+        /// The matrices' figure.
+        matrices: usize,
+        /// The circuit's figure.
+        circuit: usize,
+    },
+    /// More variables of a kind than recorded constraint matrices index (2^31).
+    #[error("the circuit has more than 2^31 {what}, more than constraint matrices can index")]
+    TooManyVariables {
+        /// Which variables: inputs or auxiliary variables.
+        what: &'static str,
+    },
     /// The circuit's synthesis failed (a missing assignment, a division by zero, ...).
     #[error("synthesis failed: {0}")]
     Synthesis(#[from] SynthesisError),

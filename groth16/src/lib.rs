@@ -17,6 +17,7 @@ mod error;
 mod generator;
 mod io;
 mod keygen;
+mod matrices;
 mod pairing;
 mod params;
 pub mod progress;
@@ -24,6 +25,7 @@ mod prover;
 mod source;
 mod streaming;
 mod verifier;
+mod witness;
 
 pub use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, Namespace, SynthesisError, Variable,
@@ -31,6 +33,7 @@ pub use bellpepper_core::{
 
 pub use assignment::{
     Capacity, ProvingAssignment, SynthesisOptions, SynthesisProgress, Unsatisfied, PROGRESS_STEP,
+    UNNAMED,
 };
 pub use error::Groth16Error;
 pub use generator::{
@@ -38,6 +41,7 @@ pub use generator::{
     ToxicWaste,
 };
 pub use keygen::{Column, KeypairAssembly};
+pub use matrices::ConstraintMatrices;
 pub use params::{Parameters, Proof, VerifyingKey};
 pub use prover::{
     b_g2_msm, compute_h, create_proof, create_random_proof, create_random_proof_batch,

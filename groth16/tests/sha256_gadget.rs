@@ -108,3 +108,42 @@ fn a_sha256_gadget_circuit_cross_verifies_with_bellperson() {
     );
     assert!(!inputs.is_empty() && inputs.iter().any(|x| !bool::from(x.is_zero())));
 }
+
+/// With the circuit's constraint matrices recorded once (from the shape alone), a proof's
+/// synthesis computes the witness only; the proof is byte for byte the one a full
+/// synthesis gives with the same r and s, and it verifies.
+#[test]
+fn recorded_matrices_give_the_same_proof() {
+    use std::sync::Arc;
+    let seed = 251;
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let mut preimage = [0u8; PREIMAGE_BYTES];
+    rng.fill_bytes(&mut preimage);
+    let params =
+        sl::generate_random_parameters(Sha256Preimage { preimage: None }, &mut rng).unwrap();
+    let matrices =
+        Arc::new(sl::ConstraintMatrices::record(Sha256Preimage { preimage: None }).unwrap());
+    let (r, s) = (
+        sluice_field::Fr::random(&mut rng),
+        sluice_field::Fr::random(&mut rng),
+    );
+    let backend = CpuBackend::new();
+    let circuit = || Sha256Preimage {
+        preimage: Some(preimage),
+    };
+    let plain = sl::ProvingAssignment::synthesize(circuit()).unwrap();
+    let options = sl::SynthesisOptions {
+        matrices: Some(matrices),
+        ..sl::SynthesisOptions::default()
+    };
+    let fast = sl::ProvingAssignment::synthesize_with(circuit(), &options).unwrap();
+    let prove = |cs| sl::prove_assignment(cs, &params, r, s, &backend).unwrap().0;
+    let (plain, fast) = (prove(plain), prove(fast));
+    assert_eq!(plain.to_bytes(), fast.to_bytes(), "seed {seed}");
+    let pvk = sl::prepare_verifying_key(&params.vk);
+    let inputs = public_inputs(&preimage);
+    assert!(
+        sl::verify_proof(&pvk, &fast, Scalar::as_fr_slice(&inputs)).unwrap(),
+        "seed {seed}"
+    );
+}

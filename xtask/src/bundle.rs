@@ -150,8 +150,8 @@ fn set_executable(_: &Path) -> Result<(), String> {
 /// `opencl,opencl-shifted` adds the shifted-bases rows) override the bench ladder;
 /// `CIRCUITS` and `PEER_CIRCUITS` the proof rows' circuits (`mimc`, `bits`, `sha256`);
 /// `MULTI_OPS`/`MULTI_SIZES` the every-GPU MSM ladder (`multi`, only where there are two or
-/// more GPUs); `PEERS`, `PEER_OPS`, `PEER_SIZES` and `PEER_BACKENDS` (default `opencl`) the
-/// side-by-side run; `RESIDENCY` the residency binary's flags.
+/// more GPUs); `PEERS`, `PEER_OPS`, `PEER_SIZES`, `PEER_BACKENDS` (default `opencl`) and
+/// `PEER_FLAGS` (more sluice-bench flags, e.g. `--matrices`) the side-by-side run; `RESIDENCY` the residency binary's flags.
 const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
 # sluice device run: correctness first, timings second. One log per step goes to $OUT
 # (default ./out): at most 8 files, all the device tool returns. Bench JSON and plots go to
@@ -213,7 +213,7 @@ fi
 want peers && step "bench with peers (bellperson GPU)" bench-peers.log "$here/bin/sluice-bench" \
     --backends "${PEER_BACKENDS:-opencl}" --compare --peers "${PEERS:-bellperson-gpu}" --uploads --demo off \
     --ops "${PEER_OPS:-msm-g1,msm-g2,proof}" ${PEER_CIRCUITS:+--circuit "$PEER_CIRCUITS"} \
-    ${PEER_SIZES:---sizes msm-g1=20,22,24 --sizes msm-g2=20,22 --sizes proof=20} \
+    ${PEER_SIZES:---sizes msm-g1=20,22,24 --sizes msm-g2=20,22 --sizes proof=20} ${PEER_FLAGS:-} \
     --reps "${REPS:-3}" --devices "${DEVICES:-gpu0}" --out "$WORK/bench-peers"
 # Issue 8's partition figure: prover work without synthesis on a boolean-heavy witness,
 # parameters resident (not by default: 2^27 needs ~77 GB of parameters on the host and the
