@@ -7,7 +7,10 @@
 //!
 //! The parameters are benchmark parameters (the circuit's shape, no trapdoor), made and
 //! uploaded before the clock starts and dropped from the host once resident, so the proofs
-//! are not verified here (the test suite verifies pipeline proofs).
+//! are not verified here (the test suite verifies pipeline proofs). With `--matrices` a
+//! second pipeline on the same parameters runs the same job with the circuit's constraint
+//! matrices recorded before its clock (`Pipeline::with_matrices`), in a row
+//! `<label>+matrices`.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -18,7 +21,10 @@ use rand_core::SeedableRng;
 use sluice_backend::ComputeBackend;
 use sluice_field::Fr;
 use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
-use sluice_groth16::{generate_benchmark_parameters, Circuit, CircuitShape, ProvingAssignment};
+use sluice_groth16::{
+    generate_benchmark_parameters, Circuit, CircuitShape, ConstraintMatrices, Parameters,
+    ProvingAssignment,
+};
 use sluice_pipeline::{Pipeline, PipelineConfig};
 
 use crate::bar;
@@ -32,7 +38,7 @@ pub fn measure<B: ComputeBackend + 'static>(
     log: u32,
     circuit: CircuitKind,
     opts: &Options,
-) -> Result<Row, String> {
+) -> Result<Vec<Row>, String> {
     match circuit {
         CircuitKind::Bits => run(make, label, log, circuit, opts, |seed| {
             BitDecomposition::<Fr>::filling_domain(log, Some(seed))
@@ -54,13 +60,12 @@ fn run<B, C>(
     circuit: CircuitKind,
     opts: &Options,
     partition: impl Fn(u64) -> C,
-) -> Result<Row, String>
+) -> Result<Vec<Row>, String>
 where
     B: ComputeBackend + 'static,
     C: Circuit<Fr> + Send + 'static,
 {
     let e = |e: &dyn std::fmt::Display| e.to_string();
-    let c2 = &opts.c2;
     let mut rng = ChaCha20Rng::seed_from_u64(opts.seed ^ 0xc2 ^ (u64::from(log) << 32));
     // Set-up, untimed: one synthesis for the shape, then the parameters.
     let clock = Instant::now();
@@ -69,7 +74,69 @@ where
     drop(cs);
     let synthesized = clock.elapsed();
     let params = generate_benchmark_parameters(&shape, &mut rng).map_err(|x| e(&x))?;
-    let made = clock.elapsed();
+    bar::note(format!(
+        "  {} 2^{log} set-up (untimed): synthesis {:.1} s, parameters {:.1} s\n",
+        circuit.row_name(Op::C2),
+        synthesized.as_secs_f64(),
+        (clock.elapsed() - synthesized).as_secs_f64(),
+    ));
+    let mut params = Some(params);
+    let mut rows = vec![job(
+        make,
+        label,
+        log,
+        circuit,
+        opts,
+        &partition,
+        &mut params,
+        None,
+    )?];
+    if opts.matrices {
+        let clock = Instant::now();
+        let matrices = ConstraintMatrices::record(partition(opts.seed)).map_err(|x| e(&x))?;
+        bar::note(format!(
+            "  matrices recorded (untimed) in {:.1} s: {} terms, {} bytes\n",
+            clock.elapsed().as_secs_f64(),
+            matrices.num_terms(),
+            matrices.host_bytes()
+        ));
+        let label = format!("{label}{}", crate::WITH_MATRICES);
+        let matrices = Some(Arc::new(matrices));
+        rows.push(job(
+            make,
+            &label,
+            log,
+            circuit,
+            opts,
+            &partition,
+            &mut params,
+            matrices,
+        )?);
+    }
+    Ok(rows)
+}
+
+/// One pipeline's run of the job, on `params` (taken, so dropped from the host once
+/// resident, by the last run: with `--matrices` the second).
+#[allow(clippy::too_many_arguments)]
+fn job<B, C>(
+    make: &dyn Fn() -> Result<B, String>,
+    label: &str,
+    log: u32,
+    circuit: CircuitKind,
+    opts: &Options,
+    partition: &impl Fn(u64) -> C,
+    params: &mut Option<Parameters>,
+    matrices: Option<Arc<ConstraintMatrices>>,
+) -> Result<Row, String>
+where
+    B: ComputeBackend + 'static,
+    C: Circuit<Fr> + Send + 'static,
+{
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let c2 = &opts.c2;
+    let mut rng = ChaCha20Rng::seed_from_u64(opts.seed ^ 0xc2 ^ (u64::from(log) << 33));
+    let clock = Instant::now();
     let defaults = PipelineConfig::default();
     let config = PipelineConfig {
         workers: c2.workers.unwrap_or(defaults.workers),
@@ -78,17 +145,21 @@ where
     }
     .with_env_overrides()
     .map_err(|x| e(&x))?;
-    let pipeline = Pipeline::new(&params, vec![make()?], &config).map_err(|x| e(&x))?;
-    drop(params);
+    let last = matrices.is_some() || !opts.matrices;
+    let host = params.as_ref().ok_or("the parameters were dropped")?;
+    let pipeline = match matrices {
+        Some(m) => Pipeline::with_matrices(host, vec![make()?], &config, m),
+        None => Pipeline::new(host, vec![make()?], &config),
+    }
+    .map_err(|x| e(&x))?;
+    if last {
+        *params = None;
+    }
     let plan = *pipeline.plan();
     let vector = (pipeline.domain_size() * 32) as f64;
     bar::note(format!(
-        "  {} 2^{log} set-up (untimed): synthesis {:.1} s, parameters {:.1} s, upload {:.1} s; \
-         plan {plan:?}\n",
-        circuit.row_name(Op::C2),
-        synthesized.as_secs_f64(),
-        (made - synthesized).as_secs_f64(),
-        (clock.elapsed() - made).as_secs_f64()
+        "  {label}: upload {:.1} s; plan {plan:?}\n",
+        clock.elapsed().as_secs_f64()
     ));
 
     let rss = RssSampler::start();
@@ -203,8 +274,9 @@ mod tests {
     use super::*;
     use sluice_backend_cpu::CpuBackend;
 
-    /// A small c2 job on the CPU backend: every proof ends, the steady-state times and the
-    /// figures are consistent, and a boolean-heavy partition waits compactly.
+    /// A small c2 job on the CPU backend, with and without recorded matrices: every proof
+    /// ends, the steady-state times and the figures are consistent, and a boolean-heavy
+    /// partition waits compactly.
     #[test]
     fn a_small_c2_job_reports_its_pipeline() {
         let opts = Options::parse(&[
@@ -216,10 +288,27 @@ mod tests {
             "3".into(),
             "--workers".into(),
             "2".into(),
+            "--matrices".into(),
         ])
         .unwrap();
         let make = || Ok(CpuBackend::new());
-        let row = measure(&make, "cpu", 12, CircuitKind::Bits, &opts).unwrap();
+        let rows = measure(&make, "cpu", 12, CircuitKind::Bits, &opts).unwrap();
+        let labels: Vec<&str> = rows.iter().map(|r| r.implementation.as_str()).collect();
+        assert_eq!(labels, ["cpu", "cpu+matrices"]);
+        for row in rows {
+            check_row(row);
+        }
+        // Dense partitions wait as full vectors (a, b and the witness), no larger.
+        for dense in measure(&make, "cpu", 12, CircuitKind::Mimc, &opts).unwrap() {
+            let d = dense.pipeline.expect("c2 figures");
+            assert!(
+                d.waiting_partition_vectors > 2.0 && d.waiting_partition_vectors <= 3.05,
+                "{d:?}"
+            );
+        }
+    }
+
+    fn check_row(row: Row) {
         let p = row.pipeline.expect("c2 figures");
         assert_eq!((p.partitions, p.proofs, p.workers_asked), (3, 3, 2));
         assert!((1..=2).contains(&p.workers_admitted), "{p:?}");
@@ -238,12 +327,5 @@ mod tests {
             crate::report::Outcome::Measured { reps, .. } => assert_eq!(reps, 2),
             other => panic!("{other:?}"),
         }
-        // Dense partitions wait as full vectors (a, b and the witness), no larger.
-        let dense = measure(&make, "cpu", 12, CircuitKind::Mimc, &opts).unwrap();
-        let d = dense.pipeline.expect("c2 figures");
-        assert!(
-            d.waiting_partition_vectors > 2.0 && d.waiting_partition_vectors <= 3.05,
-            "{d:?}"
-        );
     }
 }

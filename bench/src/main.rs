@@ -201,7 +201,7 @@ fn ladder<B: Profiled + 'static>(
                 if op == Op::C2 {
                     // A pipeline owns its backends: a fresh one of the same kind runs it.
                     start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
-                    rows.push(whole_row(&name, label, log, || {
+                    rows.extend(whole_rows(&name, label, log, || {
                         c2::measure(make, label, log, circuit, opts)
                     }));
                     continue;
@@ -293,7 +293,7 @@ const HOST: &str = "host";
 
 /// The label suffix of rows whose synthesis uses the circuit's recorded constraint
 /// matrices (`--matrices`).
-const WITH_MATRICES: &str = "+matrices";
+pub(crate) const WITH_MATRICES: &str = "+matrices";
 
 /// A host-only op's timings ([`Op::on_host`]).
 fn host_op(
@@ -350,24 +350,34 @@ fn row(op: &str, label: &str, log: u32, f: impl FnOnce() -> Result<Timings, Stri
     row
 }
 
-/// [`row`] for an op that makes its whole row (c2).
-fn whole_row(op: &str, label: &str, log: u32, f: impl FnOnce() -> Result<Row, String>) -> Row {
+/// [`row`] for an op that makes its whole rows (c2: one, or two with `--matrices`).
+fn whole_rows(
+    op: &str,
+    label: &str,
+    log: u32,
+    f: impl FnOnce() -> Result<Vec<Row>, String>,
+) -> Vec<Row> {
     let start = Instant::now();
-    let row = match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(row)) => row,
-        Ok(Err(e)) => Row::failed(op, label, log, e),
-        Err(panic) => Row::failed(op, label, log, panic_message(&panic)),
+    let rows = match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(rows)) => rows,
+        Ok(Err(e)) => vec![Row::failed(op, label, log, e)],
+        Err(panic) => vec![Row::failed(op, label, log, panic_message(&panic))],
     };
     bar::row_ended();
     let whole = start.elapsed().as_secs_f64();
-    match &row.outcome {
-        report::Outcome::Measured { median_s, .. } => eprintln!(
-            "{} per proof (row {whole:.1} s in all)",
-            report::format_seconds(*median_s)
-        ),
-        report::Outcome::Failed { error } => eprintln!("failed: {error} (row {whole:.1} s)"),
+    for row in &rows {
+        match &row.outcome {
+            report::Outcome::Measured { median_s, .. } => eprintln!(
+                "{} {} per proof (rows {whole:.1} s in all)",
+                row.implementation,
+                report::format_seconds(*median_s)
+            ),
+            report::Outcome::Failed { error } => {
+                eprintln!("{} failed: {error} (rows {whole:.1} s)", row.implementation)
+            }
+        }
     }
-    row
+    rows
 }
 
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {

@@ -13,9 +13,9 @@ use sluice_backend::{Allocation, ComputeBackend, HostBudget, MemoryKind, MemoryT
 use sluice_backend_cpu::{CpuBackend, CpuBases};
 use sluice_field::{Fr, FrCompatible, G1Affine, G2Affine, G2Projective};
 use sluice_groth16::{
-    b_g2_msm, prove_assignment_with, Capacity, Circuit, Groth16Error, HostParameters, Proof,
-    ProofReport, ProverConfig, ProvingAssignment, QueryLengths, ResidentParameters,
-    SynthesisOptions, VerifyingKey, DECODE_BATCH,
+    b_g2_msm, prove_assignment_with, Capacity, Circuit, ConstraintMatrices, Groth16Error,
+    HostParameters, Proof, ProofReport, ProverConfig, ProvingAssignment, QueryLengths,
+    ResidentParameters, SynthesisOptions, VerifyingKey, DECODE_BATCH,
 };
 
 use crate::budget::{HostPool, PartitionBudget};
@@ -226,6 +226,72 @@ impl Pipeline {
         B: ComputeBackend + 'static,
         H: HostParameters + ?Sized,
     {
+        Self::build(params, backends, config, None)
+    }
+
+    /// [`new`](Self::new) for partitions whose constraint matrices were recorded once
+    /// ([`ConstraintMatrices::record`], for the circuit the parameters are for): each
+    /// partition's synthesis then computes its witness only and evaluates a and b from the
+    /// matrices ([`SynthesisOptions::matrices`]), about half the host work of a gadget
+    /// circuit's synthesis (BENCHMARKS.md#synthesis). The matrices are held for the
+    /// pipeline's life and planned as fixed host bytes.
+    ///
+    /// Returns [`PipelineError::Setup`] when the matrices' counts do not fit the
+    /// parameters.
+    pub fn with_matrices<B, H>(
+        params: &H,
+        backends: Vec<B>,
+        config: &PipelineConfig,
+        matrices: Arc<ConstraintMatrices>,
+    ) -> Result<Self, PipelineError>
+    where
+        B: ComputeBackend + 'static,
+        H: HostParameters + ?Sized,
+    {
+        let lens = params.query_lengths();
+        let checks = [
+            (
+                "the number of public inputs (vk.ic)",
+                params.vk().ic.len(),
+                matrices.num_inputs(),
+            ),
+            (
+                "the l query (auxiliary variables)",
+                lens.l,
+                matrices.num_aux(),
+            ),
+        ];
+        for (what, params, circuit) in checks {
+            if params != circuit {
+                return Err(Groth16Error::ParameterMismatch {
+                    what,
+                    params,
+                    circuit,
+                }
+                .into());
+            }
+        }
+        if matrices.num_constraints() > lens.h + 1 {
+            return Err(Groth16Error::ParameterMismatch {
+                what: "the domain (constraints it holds)",
+                params: lens.h + 1,
+                circuit: matrices.num_constraints(),
+            }
+            .into());
+        }
+        Self::build(params, backends, config, Some(matrices))
+    }
+
+    fn build<B, H>(
+        params: &H,
+        backends: Vec<B>,
+        config: &PipelineConfig,
+        matrices: Option<Arc<ConstraintMatrices>>,
+    ) -> Result<Self, PipelineError>
+    where
+        B: ComputeBackend + 'static,
+        H: HostParameters + ?Sized,
+    {
         let Some(first) = backends.first() else {
             return Err(PipelineError::NoDevices);
         };
@@ -262,7 +328,8 @@ impl Pipeline {
         };
         let fixed_host_bytes = cpu_g2
             .as_ref()
-            .map_or(0, |g| g.0.tracker().current(MemoryKind::Device));
+            .map_or(0, |g| g.0.tracker().current(MemoryKind::Device))
+            + matrices.as_ref().map_or(0, |m| m.host_bytes());
         let footprint = PartitionFootprint::new(&params.query_lengths(), params.vk().ic.len());
         let plan = MemoryPlan::new(&PlanInput {
             footprint,
@@ -312,6 +379,7 @@ impl Pipeline {
                 pool: Arc::clone(&pool),
                 held: held.clone(),
                 capacity,
+                matrices: matrices.clone(),
                 decode_bytes: decode_bytes(&params.query_lengths()),
                 cpu_g2: cpu_g2.clone(),
             };
@@ -471,6 +539,8 @@ struct SynthesisWorker {
     held: MemoryTracker,
     /// The partitions' shape, from the parameters.
     capacity: Capacity,
+    /// The partitions' constraint matrices, where recorded ([`Pipeline::with_matrices`]).
+    matrices: Option<Arc<ConstraintMatrices>>,
     /// Host bytes the CPU b_g2 MSM decodes scalars into.
     decode_bytes: u64,
     cpu_g2: Option<CpuG2>,
@@ -529,6 +599,7 @@ impl SynthesisWorker {
             capacity: self.capacity,
             budget: Some(Arc::clone(budget) as Arc<dyn HostBudget>),
             progress: Some(Arc::new(move |done| progress.progress(done, total))),
+            matrices: self.matrices.clone(),
             ..SynthesisOptions::default()
         };
         let cs = match catch_unwind(AssertUnwindSafe(|| synthesize(&options))) {
