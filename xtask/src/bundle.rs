@@ -225,11 +225,12 @@ want partition && step "partition" partition.log "$here/bin/sluice-bench" --back
 # The C2-shaped job through the partition pipeline (not by default: BENCHMARKS.md#c2):
 # C2_PARTITIONS partitions of 2^C2_SIZES per proof, C2_PROOFS proofs back to back, workers
 # and host budget from the machine unless C2_WORKERS / C2_BUDGET_GIB say; C2_CIRCUITS picks
-# bits (the bit decomposition), sha256 (bellpepper's gadget) and mimc (dense, for contrast).
+# bits (the bit decomposition), sha256 (bellpepper's gadget) and mimc (dense, for contrast);
+# C2_FLAGS adds sluice-bench flags (`--matrices`: a second row with recorded matrices).
 want c2 && step "c2 pipeline" c2.log "$here/bin/sluice-bench" --backends opencl \
     --ops c2 --demo off --sizes "c2=${C2_SIZES:-27}" --circuit "${C2_CIRCUITS:-bits}" \
     --partitions "${C2_PARTITIONS:-10}" --proofs "${C2_PROOFS:-2}" \
-    ${C2_WORKERS:+--workers "$C2_WORKERS"} ${C2_BUDGET_GIB:+--host-budget-gib "$C2_BUDGET_GIB"} \
+    ${C2_WORKERS:+--workers "$C2_WORKERS"} ${C2_BUDGET_GIB:+--host-budget-gib "$C2_BUDGET_GIB"} ${C2_FLAGS:-} \
     --devices "${DEVICES:-gpu0}" --out "$WORK/c2"
 # Per-instruction profiles (not by default): ncu sees no OpenCL kernel, so a bench run
 # captures the first PROFILE_COUNT launches of each of PROFILE_KERNELS (SLUICE_CAPTURE_DIR;
