@@ -504,13 +504,16 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
 /// Compact partitions prove exactly what raw ones do: for a boolean-heavy circuit (the bit
 /// decomposition and `bellpepper`'s SHA-256) and a dense one, the proof from a compactly
 /// stored assignment on `backend` equals, byte for byte, the proof from 32-byte elements on
-/// the CPU backend with the same blinding, and the boolean-heavy assignments were compact.
+/// the CPU backend with the same blinding, and the boolean-heavy assignments were compact;
+/// so does the proof on `backend` of an assignment synthesized with the circuit's recorded
+/// constraint matrices (the witness alone, a and b from the matrices).
 pub fn compact_proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
     use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
     use sluice_groth16::{
-        generate_random_parameters, prove_assignment, Capacity, Circuit, ParameterInfo,
-        ProvingAssignment, Storage, SynthesisOptions,
+        generate_random_parameters, prove_assignment, Capacity, Circuit, ConstraintMatrices,
+        ParameterInfo, ProvingAssignment, Storage, SynthesisOptions,
     };
+    use std::sync::Arc;
     fn check<B: ComputeBackend, C: Circuit<Fr> + Clone>(
         backend: &B,
         shape: C,
@@ -519,31 +522,41 @@ pub fn compact_proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64)
         rng: &mut ChaCha20Rng,
         what: &str,
     ) {
+        let matrices = Arc::new(ConstraintMatrices::record(shape.clone()).unwrap());
         let params = generate_random_parameters(shape, &mut *rng).unwrap();
         let (r, s) = (Fr::random(&mut *rng), Fr::random(&mut *rng));
         let capacity = Capacity::for_queries(&params.query_lengths());
-        let synthesize = |storage| {
+        let synthesize = |storage, matrices| {
             let options = SynthesisOptions {
                 capacity,
                 storage,
                 lender: backend.host_allocator(),
+                matrices,
                 ..SynthesisOptions::default()
             };
             ProvingAssignment::synthesize_with(circuit.clone(), &options).unwrap()
         };
-        let cs = synthesize(Storage::Auto);
+        let cs = synthesize(Storage::Auto, None);
         let vector = (capacity.constraints * 32) as f64;
         let held = cs.host_bytes() as f64 / vector;
         assert_eq!(held < 0.25, compact, "{what}: {held} vectors");
         let got = prove_assignment(cs, &params, r, s, backend).unwrap().0;
         let cpu = sluice_backend_cpu::CpuBackend::new();
-        let want = prove_assignment(synthesize(Storage::Raw), &params, r, s, &cpu)
+        let want = prove_assignment(synthesize(Storage::Raw, None), &params, r, s, &cpu)
             .unwrap()
             .0;
         assert_eq!(
             got.to_bytes(),
             want.to_bytes(),
             "{what}: the compact proof on {} differs from the raw one on the CPU",
+            backend.info().name
+        );
+        let cs = synthesize(Storage::Auto, Some(matrices));
+        let fast = prove_assignment(cs, &params, r, s, backend).unwrap().0;
+        assert_eq!(
+            fast.to_bytes(),
+            want.to_bytes(),
+            "{what}: the proof on {} with recorded matrices differs from the CPU's",
             backend.info().name
         );
     }
