@@ -35,9 +35,10 @@ use std::sync::Arc;
 
 use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
 use sluice_groth16::{
-    generate_benchmark_parameters, generate_random_parameters, prepare_verifying_key,
-    prove_assignment, verify_proof, Capacity, CircuitShape, ConstraintMatrices, ParameterSource,
-    Parameters, ProvingAssignment, ResidentParameters, SynthesisOptions,
+    create_proof_streamed, generate_benchmark_parameters, generate_random_parameters,
+    prepare_verifying_key, prove_assignment, verify_proof, Capacity, CircuitShape,
+    ConstraintMatrices, ParameterSource, Parameters, ProvingAssignment, ResidentParameters,
+    SynthesisOptions,
 };
 
 use options::{CircuitKind, Op, Options, USAGE};
@@ -248,13 +249,17 @@ fn ladder<B: Profiled + 'static>(
                 } else {
                     start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
                     rows.push(row(&name, label, log, || {
-                        measure(backend, op, circuit, log, opts, false, false)
+                        measure(backend, op, circuit, log, opts, false, ProofMode::Plain)
                     }));
-                    if opts.matrices && op == Op::Proof {
-                        let label = format!("{label}{WITH_MATRICES}");
+                    let modes = [ProofMode::Matrices, ProofMode::Streamed];
+                    for mode in modes
+                        .into_iter()
+                        .filter(|_| opts.matrices && op == Op::Proof)
+                    {
+                        let label = format!("{label}{}", mode.suffix());
                         start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
                         rows.push(row(&name, &label, log, || {
-                            measure(backend, op, circuit, log, opts, false, true)
+                            measure(backend, op, circuit, log, opts, false, mode)
                         }));
                     }
                 }
@@ -264,7 +269,7 @@ fn ladder<B: Profiled + 'static>(
                         "[{done}/{total}] {with_uploads} {name} 2^{log} ... "
                     ));
                     rows.push(row(&name, &with_uploads, log, || {
-                        measure(backend, op, circuit, log, opts, true, false)
+                        measure(backend, op, circuit, log, opts, true, ProofMode::Plain)
                     }));
                 }
                 for &(peer, f) in peers_for(&name)
@@ -294,6 +299,29 @@ const HOST: &str = "host";
 /// The label suffix of rows whose synthesis uses the circuit's recorded constraint
 /// matrices (`--matrices`).
 pub(crate) const WITH_MATRICES: &str = "+matrices";
+
+/// How a proof row synthesizes and proves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ProofMode {
+    /// A full synthesis, then `prove_assignment`.
+    Plain,
+    /// Synthesis with the constraint matrices recorded before the clock, then
+    /// `prove_assignment` (rows `+matrices`).
+    Matrices,
+    /// `create_proof_streamed` with the recorded matrices: the witness MSMs during
+    /// synthesis (rows `+streamed`).
+    Streamed,
+}
+
+impl ProofMode {
+    fn suffix(self) -> &'static str {
+        match self {
+            ProofMode::Plain => "",
+            ProofMode::Matrices => WITH_MATRICES,
+            ProofMode::Streamed => "+streamed",
+        }
+    }
+}
 
 /// A host-only op's timings ([`Op::on_host`]).
 fn host_op(
@@ -395,9 +423,8 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 ///
 /// Without `uploads` the inputs are resident before the clock starts (NTT data, MSM bases,
 /// proving parameters; MSM scalars still come from the host, as a prover's do). With
-/// `uploads` every timed run also moves its inputs in (and the NTT result back out). With
-/// `matrices` a proof's synthesis uses the circuit's constraint matrices, recorded before
-/// the clock starts.
+/// `uploads` every timed run also moves its inputs in (and the NTT result back out). `mode`
+/// says how a proof row synthesizes and proves ([`ProofMode`]).
 fn measure<B: Profiled>(
     backend: &B,
     op: Op,
@@ -405,7 +432,7 @@ fn measure<B: Profiled>(
     log: u32,
     opts: &Options,
     uploads: bool,
-    matrices: bool,
+    mode: ProofMode,
 ) -> Result<Timings, String> {
     let e = |e: BackendError| e.to_string();
     let n = 1usize << log;
@@ -503,37 +530,38 @@ fn measure<B: Profiled>(
                 (clock.elapsed() - synthesized).as_secs_f64()
             ));
             // Synthesis is not timed: each run proves a copy made before its clock starts.
-            let prove = |source: &dyn ParameterSource<B>| -> Result<Vec<Duration>, String> {
-                let mut times = Vec::with_capacity(opts.reps);
-                for rep in 0..=opts.reps {
-                    // In the memory synthesize_for would have written (page-locked on a
-                    // GPU, which uploads with no staging copy).
-                    let cs = cs.clone_for(backend);
-                    let lent = cs.in_lent_memory();
-                    let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
-                    backend.synchronize().map_err(e)?;
-                    let start = Instant::now();
-                    let (_, report) =
-                        prove_assignment(cs, source, r, s, backend).map_err(|e| e.to_string())?;
-                    backend.synchronize().map_err(e)?;
-                    if rep > 0 {
-                        times.push(start.elapsed());
-                    } else if let Some(profile) = backend.profile_report() {
-                        // The report at the end then covers the timed runs alone.
-                        bar::note(format!(
-                            "\n  profile of the set-up and the warm-up proof:\n{profile}"
-                        ));
+            let prove =
+                |source: &(dyn ParameterSource<B> + Sync)| -> Result<Vec<Duration>, String> {
+                    let mut times = Vec::with_capacity(opts.reps);
+                    for rep in 0..=opts.reps {
+                        // In the memory synthesize_for would have written (page-locked on a
+                        // GPU, which uploads with no staging copy).
+                        let cs = cs.clone_for(backend);
+                        let lent = cs.in_lent_memory();
+                        let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
+                        backend.synchronize().map_err(e)?;
+                        let start = Instant::now();
+                        let (_, report) = prove_assignment(cs, source, r, s, backend)
+                            .map_err(|e| e.to_string())?;
+                        backend.synchronize().map_err(e)?;
+                        if rep > 0 {
+                            times.push(start.elapsed());
+                        } else if let Some(profile) = backend.profile_report() {
+                            // The report at the end then covers the timed runs alone.
+                            bar::note(format!(
+                                "\n  profile of the set-up and the warm-up proof:\n{profile}"
+                            ));
+                        }
+                        if rep == opts.reps {
+                            let lent = if lent { "lent" } else { "ordinary" };
+                            bar::note(format!(
+                                "(last run, {lent} host vectors: {}) ",
+                                report.phases
+                            ));
+                        }
                     }
-                    if rep == opts.reps {
-                        let lent = if lent { "lent" } else { "ordinary" };
-                        bar::note(format!(
-                            "(last run, {lent} host vectors: {}) ",
-                            report.phases
-                        ));
-                    }
-                }
-                Ok(times)
-            };
+                    Ok(times)
+                };
             let (times, resident) = with_parameters(backend, params, uploads, prove)?;
             baseline = resident;
             times
@@ -545,18 +573,18 @@ fn measure<B: Profiled>(
                     proof_row(
                         backend,
                         MimcLike::filling_domain(log, Some(x)),
-                        (uploads, matrices),
+                        (uploads, mode),
                         opts,
                         &mut rng,
                     )?
                 }
                 CircuitKind::Bits => {
                     let circuit = BitDecomposition::<Fr>::filling_domain(log, Some(opts.seed));
-                    proof_row(backend, circuit, (uploads, matrices), opts, &mut rng)?
+                    proof_row(backend, circuit, (uploads, mode), opts, &mut rng)?
                 }
                 CircuitKind::Sha256 => {
                     let circuit = Sha256Preimage::<Fr>::filling_domain(log, Some(opts.seed));
-                    proof_row(backend, circuit, (uploads, matrices), opts, &mut rng)?
+                    proof_row(backend, circuit, (uploads, mode), opts, &mut rng)?
                 }
             };
             baseline = resident;
@@ -573,24 +601,24 @@ fn measure<B: Profiled>(
 
 /// A proof row's timed runs of `circuit` (synthesis included, as a prover's whole proof),
 /// with benchmark parameters for its shape uploaded per proof or resident
-/// ([`with_parameters`]) and, with `matrices`, its constraint matrices recorded before the
-/// clock: the times, the resident bytes and the medians of each part.
+/// ([`with_parameters`]), synthesized and proved as `mode` says (matrices recorded before
+/// the clock): the times, the resident bytes and the medians of each part.
 fn proof_row<B: Profiled, C: sluice_groth16::Circuit<Fr> + Clone>(
     backend: &B,
     circuit: C,
-    (uploads, matrices): (bool, bool),
+    (uploads, mode): (bool, ProofMode),
     opts: &Options,
     rng: &mut ChaCha20Rng,
 ) -> Result<(Vec<Duration>, u64, report::ProofPhases), String> {
     let params = benchmark_parameters(circuit.clone(), &mut *rng)?;
-    let matrices = match matrices {
-        true => Some(Arc::new(
+    let matrices = match mode {
+        ProofMode::Plain => None,
+        _ => Some(Arc::new(
             ConstraintMatrices::record(circuit.clone()).map_err(|e| e.to_string())?,
         )),
-        false => None,
     };
     let mut parts = Vec::with_capacity(opts.reps + 1);
-    let prove = |source: &dyn ParameterSource<B>| {
+    let prove = |source: &(dyn ParameterSource<B> + Sync)| {
         // Synthesis sizes its vectors from the parameters and writes them where the
         // backend uploads fastest from, as create_proof does.
         let options = SynthesisOptions {
@@ -600,6 +628,13 @@ fn proof_row<B: Profiled, C: sluice_groth16::Circuit<Fr> + Clone>(
             ..SynthesisOptions::default()
         };
         time(backend, opts.reps, || {
+            if let (ProofMode::Streamed, Some(m)) = (mode, &matrices) {
+                let (r, s) = (Fr::random(&mut *rng), Fr::random(&mut *rng));
+                let (_, report) = create_proof_streamed(circuit.clone(), m, source, r, s, backend)
+                    .map_err(|e| e.to_string())?;
+                parts.push((report.phases.synthesis, report.phases));
+                return Ok(());
+            }
             let start = Instant::now();
             let cs = ProvingAssignment::synthesize_with(circuit.clone(), &options)
                 .map_err(|e| e.to_string())?;
@@ -655,7 +690,7 @@ fn with_parameters<B: ComputeBackend>(
     backend: &B,
     params: Parameters,
     uploads: bool,
-    prove: impl FnOnce(&dyn ParameterSource<B>) -> Result<Vec<Duration>, String>,
+    prove: impl FnOnce(&(dyn ParameterSource<B> + Sync)) -> Result<Vec<Duration>, String>,
 ) -> Result<(Vec<Duration>, u64), String> {
     if uploads {
         return Ok((prove(&params)?, 0));

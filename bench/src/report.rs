@@ -636,6 +636,7 @@ mod tests {
             a: d(3),
             b_g1: d(4),
             b_g2: d(5),
+            ..Default::default()
         };
         let runs = [(d(100), part(10)), (d(300), part(30)), (d(200), part(20))];
         let times = ms(&[130, 350, 240]);

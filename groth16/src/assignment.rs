@@ -22,7 +22,7 @@ use subtle::ConstantTimeEq;
 use std::sync::Arc;
 
 use crate::keygen::synthesize_groth16;
-use crate::witness::WitnessOnly;
+use crate::witness::{ChunkSink, WitnessOnly};
 use crate::{ConstraintMatrices, Groth16Error, QueryLengths};
 
 /// The name a failing constraint gets in a synthesis with recorded matrices, which keeps
@@ -328,7 +328,7 @@ impl ProvingAssignment {
         options: &SynthesisOptions,
     ) -> Result<Self, Groth16Error> {
         if let Some(matrices) = &options.matrices {
-            return Self::synthesize_witness(circuit, matrices, options);
+            return Self::synthesize_witness(circuit, matrices, options, None);
         }
         let mut cs = Self::with_options(options);
         synthesize_groth16::<S, _, _>(&mut cs, circuit, |cs| cs.input_assignment.len())?;
@@ -338,16 +338,24 @@ impl ProvingAssignment {
         }
     }
 
-    /// Synthesizes the witness of `circuit` alone, then a and b from `matrices` (see
+    /// Synthesizes the witness of `circuit` alone, sending its completed chunks to
+    /// `chunks` where given, then a and b from `matrices` (see
     /// [`SynthesisOptions::matrices`]).
-    fn synthesize_witness<S: FrCompatible, C: Circuit<S>>(
+    pub(crate) fn synthesize_witness<S: FrCompatible, C: Circuit<S>>(
         circuit: C,
         matrices: &ConstraintMatrices,
         options: &SynthesisOptions,
+        chunks: Option<ChunkSink>,
     ) -> Result<Self, Groth16Error> {
         let started = std::time::Instant::now();
         let mut witness = WitnessOnly::new(options);
-        synthesize_groth16::<S, _, _>(&mut witness, circuit, |w| w.inputs.len())?;
+        witness.chunks = chunks;
+        let synthesized = synthesize_groth16::<S, _, _>(&mut witness, circuit, |w| w.inputs.len());
+        // The last chunk goes (and the channel closes) before a and b are evaluated.
+        if let Some(sink) = witness.chunks.take() {
+            sink.finish(&witness.aux);
+        }
+        synthesized?;
         let (inputs, aux) = (witness.inputs.len(), witness.aux.len());
         matrices.check_counts(inputs, aux, witness.constraints)?;
         let [a_aux_density, b_input_density, b_aux_density] =

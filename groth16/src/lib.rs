@@ -44,9 +44,9 @@ pub use keygen::{Column, KeypairAssembly};
 pub use matrices::ConstraintMatrices;
 pub use params::{Parameters, Proof, VerifyingKey};
 pub use prover::{
-    b_g2_msm, compute_h, create_proof, create_random_proof, create_random_proof_batch,
-    prove_assignment, prove_assignment_with, HMode, PhaseTimes, ProofReport, ProverConfig,
-    DECODE_BATCH,
+    b_g2_msm, compute_h, create_proof, create_proof_streamed, create_proof_streamed_in_chunks,
+    create_random_proof, create_random_proof_batch, prove_assignment, prove_assignment_with, HMode,
+    PhaseTimes, ProofReport, ProverConfig, DECODE_BATCH,
 };
 pub use sluice_backend::{CompactVec, Storage};
 pub use source::{

@@ -3,11 +3,54 @@
 //! the constraints, and never calls an `enforce` closure or a name closure, whose linear
 //! combinations and names the matrices make unnecessary.
 
+use std::sync::mpsc::SyncSender;
+
 use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use ff::Field;
 use sluice_backend::CompactVec;
 use sluice_field::{Fr, FrCompatible};
 
 use crate::assignment::{report_progress, SynthesisOptions, SynthesisProgress};
+
+/// Where a streamed synthesis sends each completed chunk of the witness, `(index of its
+/// first value, values)`, as it fills (the channel bounds how many wait).
+pub(crate) struct ChunkSink {
+    len: usize,
+    tx: Option<SyncSender<(usize, Vec<Fr>)>>,
+    sent: usize,
+}
+
+impl ChunkSink {
+    /// Chunks of `len` (at least one) values into `tx`.
+    pub(crate) fn new(len: usize, tx: SyncSender<(usize, Vec<Fr>)>) -> Self {
+        ChunkSink {
+            len: len.max(1),
+            tx: Some(tx),
+            sent: 0,
+        }
+    }
+
+    /// Sends `aux`'s values from the last chunk sent to `end`. A receiver gone (its MSMs
+    /// failed, with an error of their own) stops the sending, not the synthesis.
+    fn send(&mut self, aux: &CompactVec, end: usize) {
+        let Some(tx) = &self.tx else {
+            return;
+        };
+        let mut values = vec![Fr::ZERO; end - self.sent];
+        aux.decode_into(self.sent, &mut values);
+        if tx.send((self.sent, values)).is_err() {
+            self.tx = None;
+        }
+        self.sent = end;
+    }
+
+    /// Sends the values not sent yet, then closes the channel.
+    pub(crate) fn finish(mut self, aux: &CompactVec) {
+        if aux.len() > self.sent {
+            self.send(aux, aux.len());
+        }
+    }
+}
 
 /// The witness of a circuit and its constraint count.
 pub(crate) struct WitnessOnly {
@@ -19,6 +62,8 @@ pub(crate) struct WitnessOnly {
     pub(crate) constraints: usize,
     progress: Option<SynthesisProgress>,
     expected: usize,
+    /// Where completed chunks of the witness go, for a streamed proof.
+    pub(crate) chunks: Option<ChunkSink>,
 }
 
 impl WitnessOnly {
@@ -29,6 +74,7 @@ impl WitnessOnly {
             constraints: 0,
             progress: options.progress.clone(),
             expected: options.capacity.constraints,
+            chunks: None,
         }
     }
 }
@@ -47,7 +93,13 @@ impl<S: FrCompatible> ConstraintSystem<S> for WitnessOnly {
         AR: Into<String>,
     {
         self.aux.push(f()?.to_fr());
-        Ok(Variable(Index::Aux(self.aux.len() - 1)))
+        let len = self.aux.len();
+        if let Some(sink) = &mut self.chunks {
+            if len - sink.sent == sink.len {
+                sink.send(&self.aux, len);
+            }
+        }
+        Ok(Variable(Index::Aux(len - 1)))
     }
 
     fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>

@@ -237,7 +237,7 @@ impl Pipeline {
     /// pipeline's life and planned as fixed host bytes.
     ///
     /// Returns [`PipelineError::Setup`] when the matrices' counts do not fit the
-    /// parameters.
+    /// parameters ([`ConstraintMatrices::check_parameters`]).
     pub fn with_matrices<B, H>(
         params: &H,
         backends: Vec<B>,
@@ -248,37 +248,7 @@ impl Pipeline {
         B: ComputeBackend + 'static,
         H: HostParameters + ?Sized,
     {
-        let lens = params.query_lengths();
-        let checks = [
-            (
-                "the number of public inputs (vk.ic)",
-                params.vk().ic.len(),
-                matrices.num_inputs(),
-            ),
-            (
-                "the l query (auxiliary variables)",
-                lens.l,
-                matrices.num_aux(),
-            ),
-        ];
-        for (what, params, circuit) in checks {
-            if params != circuit {
-                return Err(Groth16Error::ParameterMismatch {
-                    what,
-                    params,
-                    circuit,
-                }
-                .into());
-            }
-        }
-        if matrices.num_constraints() > lens.h + 1 {
-            return Err(Groth16Error::ParameterMismatch {
-                what: "the domain (constraints it holds)",
-                params: lens.h + 1,
-                circuit: matrices.num_constraints(),
-            }
-            .into());
-        }
+        matrices.check_parameters(&params.query_lengths(), params.vk().ic.len())?;
         Self::build(params, backends, config, Some(matrices))
     }
 

@@ -505,13 +505,14 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
 /// decomposition and `bellpepper`'s SHA-256) and a dense one, the proof from a compactly
 /// stored assignment on `backend` equals, byte for byte, the proof from 32-byte elements on
 /// the CPU backend with the same blinding, and the boolean-heavy assignments were compact;
-/// so does the proof on `backend` of an assignment synthesized with the circuit's recorded
-/// constraint matrices (the witness alone, a and b from the matrices).
+/// so do the proof on `backend` of an assignment synthesized with the circuit's recorded
+/// constraint matrices (the witness alone, a and b from the matrices) and the streamed proof
+/// (the witness MSMs on five chunks during synthesis).
 pub fn compact_proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
     use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
     use sluice_groth16::{
-        generate_random_parameters, prove_assignment, Capacity, Circuit, ConstraintMatrices,
-        ParameterInfo, ProvingAssignment, Storage, SynthesisOptions,
+        create_proof_streamed_in_chunks, generate_random_parameters, prove_assignment, Capacity,
+        Circuit, ConstraintMatrices, ParameterInfo, ProvingAssignment, Storage, SynthesisOptions,
     };
     use std::sync::Arc;
     fn check<B: ComputeBackend, C: Circuit<Fr> + Clone>(
@@ -551,12 +552,28 @@ pub fn compact_proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64)
             "{what}: the compact proof on {} differs from the raw one on the CPU",
             backend.info().name
         );
-        let cs = synthesize(Storage::Auto, Some(matrices));
+        let cs = synthesize(Storage::Auto, Some(Arc::clone(&matrices)));
         let fast = prove_assignment(cs, &params, r, s, backend).unwrap().0;
         assert_eq!(
             fast.to_bytes(),
             want.to_bytes(),
             "{what}: the proof on {} with recorded matrices differs from the CPU's",
+            backend.info().name
+        );
+        let chunk = matrices.num_aux().div_ceil(5);
+        let (streamed, _) = create_proof_streamed_in_chunks(
+            circuit.clone(),
+            &matrices,
+            &params,
+            (r, s),
+            backend,
+            chunk,
+        )
+        .unwrap();
+        assert_eq!(
+            streamed.to_bytes(),
+            want.to_bytes(),
+            "{what}: the streamed proof on {} differs from the CPU's",
             backend.info().name
         );
     }

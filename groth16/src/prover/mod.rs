@@ -5,6 +5,7 @@
 mod h;
 mod msm;
 mod report;
+mod streamed;
 
 use std::time::Instant;
 
@@ -28,6 +29,7 @@ use h::{compute_h_then, h_msm_on_device, HostInput};
 pub use msm::{b_g2_msm, DECODE_BATCH};
 use msm::{b_g2_msm_batched, msm_batched_vartime, HostScalars};
 pub use report::{PhaseTimes, ProofReport};
+pub use streamed::{create_proof_streamed, create_proof_streamed_in_chunks};
 
 /// How the prover computes H.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -337,6 +339,37 @@ where
         Ok(WitnessMsms { l, a, b_g1, b_g2 })
     }
 
+    /// The proof from H and the witness's sums once the device has synchronized (failed
+    /// or not, the proof's device buffers are freed before it returns: a backend that
+    /// frees them at its queue's drain, OpenCL, does so here), with its report.
+    fn finish(
+        &self,
+        outcome: Result<(G1Projective, WitnessMsms), Groth16Error>,
+        (r, s): (Fr, Fr),
+        phases: PhaseTimes,
+    ) -> Result<(Proof, ProofReport), Groth16Error> {
+        let synchronized = self.backend.synchronize();
+        let (h, msms) = match (outcome, synchronized) {
+            (Ok(done), Ok(())) => done,
+            (Err(e), sync) => {
+                if let Err(s) = sync {
+                    log::debug!("after a failed proof, the device did not synchronize: {s}");
+                }
+                return Err(e);
+            }
+            (Ok(_), Err(e)) => return Err(e.into()),
+        };
+        let report = self.report(phases);
+        let proof = assemble(self.params.vk(), r, s, h, &msms);
+        log::info!(
+            "proof 2^{}: done in {:.1} ms; device peak {} bytes",
+            self.log_n,
+            self.started.elapsed().as_secs_f64() * 1e3,
+            report.memory.device_peak
+        );
+        Ok((proof, report))
+    }
+
     /// What the proof held and where its time went.
     fn report(&self, phases: PhaseTimes) -> ProofReport {
         let tracker = self.backend.tracker();
@@ -438,27 +471,7 @@ where
         let msms = run.witness_msms(&cs, aux_buf.as_ref(), b_g2, &mut phases)?;
         Ok::<_, Groth16Error>((h, msms))
     })();
-    // Failed or not, the proof's device buffers are freed before it returns: a backend
-    // that frees them at its queue's drain (OpenCL) does so here.
-    let synchronized = backend.synchronize();
-    let (h, msms) = match (outcome, synchronized) {
-        (Ok(done), Ok(())) => done,
-        (Err(e), sync) => {
-            if let Err(s) = sync {
-                log::debug!("after a failed proof, the device did not synchronize: {s}");
-            }
-            return Err(e);
-        }
-        (Ok(_), Err(e)) => return Err(e.into()),
-    };
-    let report = run.report(phases);
-    let proof = assemble(params.vk(), r, s, h, &msms);
-    log::info!(
-        "proof 2^{log_n}: done in {:.1} ms; device peak {} bytes",
-        run.started.elapsed().as_secs_f64() * 1e3,
-        report.memory.device_peak
-    );
-    Ok((proof, report))
+    run.finish(outcome, (r, s), phases)
 }
 
 /// The phases [`prove_assignment_with`] reports ([`Task::Proof`]): H and four MSMs.

@@ -12,11 +12,15 @@ use super::HMode;
 /// with H.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PhaseTimes {
+    /// Synthesis, where the prover ran it ([`create_proof_streamed`](super::create_proof_streamed):
+    /// the witness MSMs on its chunks included); zero otherwise.
+    pub synthesis: Duration,
     /// H: a, b, c to h's coefficients, then h's MSM.
     pub h: Duration,
     /// The L MSM, and before it the one upload of the auxiliary scalars that the L, A and
     /// B MSMs share when h's MSM ran on the device without batches (in H's part instead
-    /// on a backend that queues work, where the upload overlaps H's last transforms).
+    /// on a backend that queues work, where the upload overlaps H's last transforms). In a
+    /// streamed proof: the wait for the witness chunks' MSMs after synthesis.
     pub l: Duration,
     /// The A MSMs (inputs, then aux by density).
     pub a: Duration,
@@ -29,6 +33,9 @@ pub struct PhaseTimes {
 impl fmt::Display for PhaseTimes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        if !self.synthesis.is_zero() {
+            write!(f, "synthesis {:.1} ms, ", ms(self.synthesis))?;
+        }
         write!(
             f,
             "h {:.1} ms, l {:.1} ms, a {:.1} ms, b_g1 {:.1} ms, b_g2 {:.1} ms",
