@@ -245,14 +245,27 @@ impl ProvingAssignment {
 
     /// An empty assignment storing and counting as `options` say, for synthesis by hand.
     pub fn with_options(options: &SynthesisOptions) -> Self {
+        let none = || Density::new(0);
+        let aux = options.vector(options.capacity.aux);
+        Self::from_parts(options, Vec::new(), aux, [none(), none(), none()])
+    }
+
+    /// An assignment of these inputs, witness and densities (A's aux, B's inputs, B's aux),
+    /// with empty a and b, storing and counting as `options` say.
+    fn from_parts(
+        options: &SynthesisOptions,
+        input_assignment: Vec<Fr>,
+        aux_assignment: CompactVec,
+        [a_aux_density, b_input_density, b_aux_density]: [Density; 3],
+    ) -> Self {
         ProvingAssignment {
-            a_aux_density: Density::new(0),
-            b_input_density: Density::new(0),
-            b_aux_density: Density::new(0),
+            a_aux_density,
+            b_input_density,
+            b_aux_density,
             a: options.vector(options.capacity.constraints),
             b: options.vector(options.capacity.constraints),
-            input_assignment: Vec::new(),
-            aux_assignment: options.vector(options.capacity.aux),
+            input_assignment,
+            aux_assignment,
             namespace: Vec::new(),
             unsatisfied: None,
             uniform_check: options.storage == Storage::Raw,
@@ -358,24 +371,8 @@ impl ProvingAssignment {
         synthesized?;
         let (inputs, aux) = (witness.inputs.len(), witness.aux.len());
         matrices.check_counts(inputs, aux, witness.constraints)?;
-        let [a_aux_density, b_input_density, b_aux_density] =
-            matrices.densities().map(Clone::clone);
-        let mut cs = ProvingAssignment {
-            a_aux_density,
-            b_input_density,
-            b_aux_density,
-            a: options.vector(options.capacity.constraints),
-            b: options.vector(options.capacity.constraints),
-            input_assignment: witness.inputs,
-            aux_assignment: witness.aux,
-            namespace: Vec::new(),
-            unsatisfied: None,
-            uniform_check: options.storage == Storage::Raw,
-            budget: options.budget.clone(),
-            small_parts: SmallParts::default(),
-            progress: options.progress.clone(),
-            expected: options.capacity.constraints,
-        };
+        let densities = matrices.densities().map(Clone::clone);
+        let mut cs = Self::from_parts(options, witness.inputs, witness.aux, densities);
         cs.count_small_parts(SmallParts {
             inputs,
             aux: aux.next_multiple_of(64),

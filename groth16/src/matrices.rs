@@ -30,6 +30,7 @@ use subtle::ConstantTimeEq;
 use crate::assignment::product_is_vartime;
 use crate::generator::domain_size;
 use crate::keygen::synthesize_groth16;
+use crate::prover::{check_shape, ShapeCounts};
 use crate::{Groth16Error, QueryLengths};
 
 /// Rows evaluated by one task: small enough to spread a 2^16 circuit over 16 cores, large
@@ -217,29 +218,14 @@ impl ConstraintMatrices {
     /// after synthesis, here before it (what a prover that starts MSMs during synthesis
     /// needs). [`Groth16Error::ParameterMismatch`] names the first that differs.
     pub fn check_parameters(&self, lens: &QueryLengths, ic: usize) -> Result<(), Groth16Error> {
-        let (_, n) = domain_size(self.num_constraints())?;
-        let b = self.b_input_density.count_ones() + self.b_aux_density.count_ones();
-        for (what, params, circuit) in [
-            ("the number of public inputs (vk.ic)", ic, self.num_inputs),
-            ("the h query (domain size - 1)", lens.h, n - 1),
-            ("the l query (auxiliary variables)", lens.l, self.num_aux),
-            (
-                "the a query (variables used in A)",
-                lens.a,
-                self.num_inputs + self.a_aux_density.count_ones(),
-            ),
-            ("the b_g1 query (variables used in B)", lens.b_g1, b),
-            ("the b_g2 query (variables used in B)", lens.b_g2, b),
-        ] {
-            if params != circuit {
-                return Err(Groth16Error::ParameterMismatch {
-                    what,
-                    params,
-                    circuit,
-                });
-            }
-        }
-        Ok(())
+        let counts = ShapeCounts {
+            inputs: self.num_inputs,
+            aux: self.num_aux,
+            a_aux: self.a_aux_density.count_ones(),
+            b: self.b_input_density.count_ones() + self.b_aux_density.count_ones(),
+            domain: domain_size(self.num_constraints())?.1,
+        };
+        check_shape(lens, ic, &counts)
     }
 
     /// Checks that a witness synthesis's counts are the matrices'.

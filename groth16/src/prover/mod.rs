@@ -22,7 +22,7 @@ use crate::params::{Proof, VerifyingKey};
 use crate::progress::{self, ProgressEvent, Task};
 use crate::source::{G1Query, ParameterSource};
 use crate::streaming::{compute_h_streaming, compute_h_two_vectors, HostVector, StreamingPlan};
-use crate::Groth16Error;
+use crate::{Groth16Error, QueryLengths};
 
 pub use h::compute_h;
 use h::{compute_h_then, h_msm_on_device, HostInput};
@@ -63,34 +63,38 @@ pub struct ProverConfig {
     pub msm_batch_len: Option<usize>,
 }
 
-/// Checks every count the parameters and the synthesized circuit must agree on.
-fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
-    params: &P,
-    cs: &ProvingAssignment,
-    n: usize,
+/// The counts of a circuit that its parameters' query lengths must match.
+pub(crate) struct ShapeCounts {
+    /// Public inputs, the constant one included.
+    pub(crate) inputs: usize,
+    /// Auxiliary variables.
+    pub(crate) aux: usize,
+    /// Auxiliary variables used in A.
+    pub(crate) a_aux: usize,
+    /// Inputs and auxiliary variables used in B.
+    pub(crate) b: usize,
+    /// The NTT domain's size.
+    pub(crate) domain: usize,
+}
+
+/// Checks every query length of parameters (and their `ic` inputs) against a circuit's
+/// counts; [`Groth16Error::ParameterMismatch`] names the first that differs.
+pub(crate) fn check_shape(
+    lens: &QueryLengths,
+    ic: usize,
+    c: &ShapeCounts,
 ) -> Result<(), Groth16Error> {
-    let lens = params.query_lengths();
-    let num_inputs = cs.input_assignment().len();
-    let b = cs.b_input_density().count_ones() + cs.b_aux_density().count_ones();
     let checks = [
-        (
-            "the number of public inputs (vk.ic)",
-            params.vk().ic.len(),
-            num_inputs,
-        ),
-        ("the h query (domain size - 1)", lens.h, n - 1),
-        (
-            "the l query (auxiliary variables)",
-            lens.l,
-            cs.aux_assignment().len(),
-        ),
+        ("the number of public inputs (vk.ic)", ic, c.inputs),
+        ("the h query (domain size - 1)", lens.h, c.domain - 1),
+        ("the l query (auxiliary variables)", lens.l, c.aux),
         (
             "the a query (variables used in A)",
             lens.a,
-            num_inputs + cs.a_aux_density().count_ones(),
+            c.inputs + c.a_aux,
         ),
-        ("the b_g1 query (variables used in B)", lens.b_g1, b),
-        ("the b_g2 query (variables used in B)", lens.b_g2, b),
+        ("the b_g1 query (variables used in B)", lens.b_g1, c.b),
+        ("the b_g2 query (variables used in B)", lens.b_g2, c.b),
     ];
     for (what, params, circuit) in checks {
         if params != circuit {
@@ -102,6 +106,22 @@ fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
         }
     }
     Ok(())
+}
+
+/// Checks every count the parameters and the synthesized circuit must agree on.
+fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
+    params: &P,
+    cs: &ProvingAssignment,
+    n: usize,
+) -> Result<(), Groth16Error> {
+    let counts = ShapeCounts {
+        inputs: cs.input_assignment().len(),
+        aux: cs.aux_assignment().len(),
+        a_aux: cs.a_aux_density().count_ones(),
+        b: cs.b_input_density().count_ones() + cs.b_aux_density().count_ones(),
+        domain: n,
+    };
+    check_shape(&params.query_lengths(), params.vk().ic.len(), &counts)
 }
 
 /// Proves a synthesized circuit with blinding `r`, `s`; returns the proof and what it held.
