@@ -43,6 +43,12 @@ const QUEUED_CHUNKS: usize = 2;
 /// tail. Synthesis writes its vectors where `backend` uploads fastest from, as
 /// [`create_proof`](super::create_proof) does; H is computed in memory.
 ///
+/// It pays where the witness is mostly bits and small integers (gadget circuits: on an
+/// H200 a SHA-256 2^20 proof took 475 ms against 541 ms with the matrices alone, its tail
+/// after synthesis 6% of synthesis); a dense witness's chunk MSMs take longer than its
+/// synthesis, which then waits for them (MiMC 2^20: 296 against 240 ms), so prove those
+/// with [`prove_assignment`](super::prove_assignment) (BENCHMARKS.md#proof).
+///
 /// The parameters are checked against the matrices before synthesis
 /// ([`ConstraintMatrices::check_parameters`]); a witness that fails a constraint is
 /// [`Groth16Error::Unsatisfied`] by index. Memory: at most [`QUEUED_CHUNKS`] + 1 chunks
