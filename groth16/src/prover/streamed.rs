@@ -51,7 +51,7 @@ const QUEUED_CHUNKS: usize = 2;
 ///
 /// The parameters are checked against the matrices before synthesis
 /// ([`ConstraintMatrices::check_parameters`]); a witness that fails a constraint is
-/// [`Groth16Error::Unsatisfied`] by index. Memory: at most [`QUEUED_CHUNKS`] + 1 chunks
+/// [`Groth16Error::Unsatisfied`] by index. Memory: at most three chunks
 /// of the witness as 32-byte values besides the assignment (a sixteenth of the witness
 /// each, at least 2^16 values).
 pub fn create_proof_streamed<S, B, C, P>(
