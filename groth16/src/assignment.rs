@@ -540,12 +540,23 @@ const MINUS_ONE: [u64; 4] = {
     out
 };
 
+/// Whether a·b = c. `uniform` (raw storage) keeps the check constant time, so branching
+/// reveals only whether the witness is valid; otherwise it is variable time, as compact
+/// storage is, and skips the product where a or b is 0 or 1 (most gadget constraints).
+#[inline]
+pub(crate) fn satisfies(a: &Fr, b: &Fr, c: &Fr, uniform: bool) -> bool {
+    match uniform {
+        true => bool::from((*a * b).ct_eq(c)),
+        false => product_is_vartime(a, b, c),
+    }
+}
+
 /// Whether a·b = c, without the product where a or b is 0 or 1.
 ///
 /// # Security
 /// Variable time in a and b.
 #[inline]
-pub(crate) fn product_is_vartime(a: &Fr, b: &Fr, c: &Fr) -> bool {
+fn product_is_vartime(a: &Fr, b: &Fr, c: &Fr) -> bool {
     const ZERO: [u64; 4] = Fr::ZERO.mont_limbs();
     const ONE: [u64; 4] = Fr::ONE.mont_limbs();
     match (a.mont_limbs(), b.mont_limbs()) {
@@ -691,13 +702,7 @@ impl<S: FrCompatible> ConstraintSystem<S> for ProvingAssignment {
         let c = eval_lc(&c, inputs, aux, None, None);
         match (a, b, c) {
             (Some(a), Some(b), Some(c)) => {
-                // Raw storage keeps the check uniform (branching reveals only whether the
-                // witness is valid); otherwise it is variable time, as compact storage is,
-                // and skips the product where a or b is 0 or 1 (most gadget constraints).
-                let satisfied = match self.uniform_check {
-                    true => bool::from((a * b).ct_eq(&c)),
-                    false => product_is_vartime(&a, &b, &c),
-                };
+                let satisfied = satisfies(&a, &b, &c, self.uniform_check);
                 if !satisfied {
                     self.record_failure(annotation().into());
                 }

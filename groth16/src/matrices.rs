@@ -25,9 +25,8 @@ use rayon::prelude::*;
 use sluice_backend::compact::Entry;
 use sluice_backend::{CompactVec, HostBudget};
 use sluice_field::{Density, Fr, FrCompatible};
-use subtle::ConstantTimeEq;
 
-use crate::assignment::product_is_vartime;
+use crate::assignment::satisfies;
 use crate::generator::domain_size;
 use crate::keygen::synthesize_groth16;
 use crate::prover::{check_shape, ShapeCounts};
@@ -333,11 +332,7 @@ impl ConstraintMatrices {
                 self.dot(b, inputs, aux)?,
                 self.dot(c, inputs, aux)?,
             );
-            let satisfied = match uniform {
-                true => bool::from((a * b).ct_eq(&c)),
-                false => product_is_vartime(&a, &b, &c),
-            };
-            if !satisfied && block.first_failure.is_none() {
+            if !satisfies(&a, &b, &c, uniform) && block.first_failure.is_none() {
                 block.first_failure = Some(k * BLOCK_ROWS + i);
             }
             block.a.push(a);

@@ -17,7 +17,7 @@ use sluice_field::{Fr, FrCompatible, G1Projective, G2Projective};
 
 use super::h::{compute_h_then, HostInput};
 use super::msm::HostScalars;
-use super::{check_sizes, PhaseTimes, ProofRun, ProverConfig, WitnessMsms};
+use super::{PhaseTimes, ProofRun, ProverConfig, WitnessMsms};
 use crate::assignment::{Capacity, ProvingAssignment, SynthesisOptions};
 use crate::generator::domain_size;
 use crate::params::Proof;
@@ -120,8 +120,9 @@ where
         synthesis.as_secs_f64() * 1e3,
         waited.as_secs_f64() * 1e3
     );
+    // No `check_sizes`: the parameters were checked against the matrices before
+    // synthesis, and synthesis checked the circuit's counts against the matrices.
     let (log_n, n) = domain_size(cs.num_constraints())?;
-    check_sizes(params, &cs, n)?;
     let config = ProverConfig::default();
     let mut run = ProofRun::start(backend, params, &config, log_n);
     let mut phases = PhaseTimes {
