@@ -296,8 +296,6 @@ mod tests {
             "seed {seed}: {err}"
         );
         let params = generate_random_parameters(shape, &mut rng).unwrap();
-        let mimc =
-            Arc::new(ConstraintMatrices::record(MimcLike::<Fr>::filling_domain(9, None)).unwrap());
         // A MiMC witness against the bit decomposition's matrices: refused by its counts.
         let wrong = MimcLike::<Fr>::filling_domain(9, Some(Fr::ONE));
         let err = create_proof_streamed_in_chunks(wrong, &matrices, &params, rs, &backend, 64)
@@ -306,6 +304,5 @@ mod tests {
             matches!(err, Groth16Error::MatricesMismatch { .. }),
             "seed {seed}: {err}"
         );
-        drop(mimc);
     }
 }
