@@ -245,6 +245,12 @@ fn ladder<B: Profiled + 'static>(
                         rows.push(row(&name, &label, log, || {
                             host_op(op, circuit, log, opts, true).map(Timings::of)
                         }));
+                        let label = synthesis::CIRCUIT_ALONE;
+                        start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
+                        rows.push(row(&name, label, log, || {
+                            synthesis::circuit_alone(circuit, log, opts.seed, opts.reps)
+                                .map(Timings::of)
+                        }));
                     }
                 } else {
                     start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));

@@ -200,7 +200,9 @@ pub struct Options {
     /// Also measure every row with its inputs moved in (and NTT results out) per run.
     pub uploads: bool,
     /// Also time the proof and synthesis rows with the circuit's constraint matrices
-    /// recorded once, before the clock (rows `<label>+matrices`).
+    /// recorded once, before the clock (rows `<label>+matrices`), the proof rows also
+    /// streamed (`+streamed`), and the synthesis rows' circuit code alone
+    /// (`circuit-alone`, the floor of its synthesis).
     pub matrices: bool,
     /// log2 domain size of the demo proof (setup, prove, verify) run first; `None` skips it.
     pub demo_log: Option<u32>,
@@ -238,7 +240,8 @@ usage: cargo xtask bench [options]
   --seed N          seed of the random inputs (default: 1)
   --uploads         also time each row with its inputs uploaded per run (rows `<backend>+upload`)
   --matrices        also time the proof and synthesis rows with the circuit's constraint
-                    matrices recorded once, before the clock (rows `<label>+matrices`)
+                    matrices recorded once, before the clock (rows `<label>+matrices`;
+                    proofs also `+streamed`; synthesis also `circuit-alone`, its floor)
   --demo K|off      log2 size of the demo proof run first: setup, prove, verify (default: 10)
   --compare         also measure the peers: arkworks, blst, bellperson (needs the runner's
                     `compare` feature)

@@ -1,7 +1,9 @@
 //! The synthesis rows: `ProvingAssignment::synthesize` of a circuit alone, on the calling
 //! thread (as a prover's partition worker runs it); with `--matrices` also with its
 //! constraint matrices recorded before the clock (the witness on the calling thread, a and
-//! b evaluated on all cores); with `--compare` bellperson's own
+//! b evaluated on all cores) and the circuit's own code alone (row `circuit-alone`: its
+//! value closures run, nothing stored, the floor of any prover's synthesis of it); with
+//! `--compare` bellperson's own
 //! synthesis of the same circuit in blstrs' field. bellperson keeps its assignment private
 //! and reports the time of its synthesis only in its log (`synthesis time: ...` at info),
 //! so its row runs one whole CPU proof per run and reads that line.
@@ -12,7 +14,10 @@ use sluice_field::Fr;
 use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
 use std::sync::Arc;
 
-use sluice_groth16::{Circuit, ConstraintMatrices, ProvingAssignment, SynthesisOptions};
+use sluice_groth16::{
+    Circuit, ConstraintMatrices, ConstraintSystem, Index, LinearCombination, ProvingAssignment,
+    SynthesisError, SynthesisOptions, Variable,
+};
 
 use crate::bar;
 use crate::options::CircuitKind;
@@ -77,6 +82,115 @@ fn timed<C: Circuit<Fr> + Clone>(
     Ok(times)
 }
 
+/// The label of the row that times the circuit's own code alone ([`circuit_alone`]).
+pub const CIRCUIT_ALONE: &str = "circuit-alone";
+
+/// The `circuit-alone` row: one warm-up and `reps` timed runs of `circuit`'s
+/// `synthesize` against [`CircuitAlone`], on the calling thread. What a synthesis costs
+/// beyond this row is the constraint system's; no prover that runs the circuit's code
+/// can synthesize it faster.
+pub fn circuit_alone(
+    circuit: CircuitKind,
+    log: u32,
+    seed: u64,
+    reps: usize,
+) -> Result<Vec<Duration>, String> {
+    match circuit {
+        CircuitKind::Mimc => timed_alone(
+            reps,
+            MimcLike::<Fr>::filling_domain(log, Some(Fr::from(seed))),
+        ),
+        CircuitKind::Bits => timed_alone(
+            reps,
+            BitDecomposition::<Fr>::filling_domain(log, Some(seed)),
+        ),
+        CircuitKind::Sha256 => timed_alone(
+            reps,
+            Sha256Preimage::<Fr>::filling_domain(log, Some(seed)),
+        ),
+    }
+}
+
+fn timed_alone<C: Circuit<Fr> + Clone>(reps: usize, circuit: C) -> Result<Vec<Duration>, String> {
+    let mut times = Vec::with_capacity(reps);
+    for rep in 0..=reps {
+        if rep > 0 {
+            bar::runs(rep - 1, reps);
+        }
+        let copy = circuit.clone();
+        let mut cs = CircuitAlone::default();
+        let start = Instant::now();
+        copy.synthesize(&mut cs).map_err(|e| e.to_string())?;
+        let took = start.elapsed();
+        if cs.aux == 0 && cs.constraints == 0 {
+            return Err("the circuit allocated and enforced nothing".into());
+        }
+        if rep > 0 {
+            times.push(took);
+        }
+    }
+    Ok(times)
+}
+
+/// A constraint system that runs each value closure (the values are the circuit's work)
+/// and counts, storing nothing: `enforce` and name closures are never called.
+#[derive(Default)]
+struct CircuitAlone {
+    inputs: usize,
+    aux: usize,
+    constraints: usize,
+}
+
+impl ConstraintSystem<Fr> for CircuitAlone {
+    type Root = Self;
+
+    fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        std::hint::black_box(f()?);
+        self.aux += 1;
+        Ok(Variable::new_unchecked(Index::Aux(self.aux - 1)))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        std::hint::black_box(f()?);
+        self.inputs += 1;
+        Ok(Variable::new_unchecked(Index::Input(self.inputs - 1)))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, _: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+    {
+        self.constraints += 1;
+    }
+
+    fn push_namespace<NR, N>(&mut self, _: N)
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR,
+    {
+    }
+
+    fn pop_namespace(&mut self) {}
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self
+    }
+}
+
 /// Parses a `Duration`'s `Debug` form (`1.5s`, `12.3ms`, `4.56µs`, `789ns`): how
 /// bellperson logs its synthesis time.
 #[cfg(any(feature = "compare", test))]
@@ -121,6 +235,7 @@ mod tests {
                 let times = sluice_synthesis(circuit, 10, 7, 2, matrices).unwrap();
                 assert_eq!(times.len(), 2, "{circuit:?}");
             }
+            assert_eq!(circuit_alone(circuit, 10, 7, 2).unwrap().len(), 2, "{circuit:?}");
         }
     }
 }
