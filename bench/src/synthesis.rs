@@ -104,10 +104,9 @@ pub fn circuit_alone(
             reps,
             BitDecomposition::<Fr>::filling_domain(log, Some(seed)),
         ),
-        CircuitKind::Sha256 => timed_alone(
-            reps,
-            Sha256Preimage::<Fr>::filling_domain(log, Some(seed)),
-        ),
+        CircuitKind::Sha256 => {
+            timed_alone(reps, Sha256Preimage::<Fr>::filling_domain(log, Some(seed)))
+        }
     }
 }
 
@@ -235,7 +234,11 @@ mod tests {
                 let times = sluice_synthesis(circuit, 10, 7, 2, matrices).unwrap();
                 assert_eq!(times.len(), 2, "{circuit:?}");
             }
-            assert_eq!(circuit_alone(circuit, 10, 7, 2).unwrap().len(), 2, "{circuit:?}");
+            assert_eq!(
+                circuit_alone(circuit, 10, 7, 2).unwrap().len(),
+                2,
+                "{circuit:?}"
+            );
         }
     }
 }

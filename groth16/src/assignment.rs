@@ -11,7 +11,7 @@ use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
 };
 use ff::Field;
-use sluice_backend::compact::Entry;
+use sluice_backend::compact::{Entry, PAGE_LEN};
 use sluice_backend::{
     CompactConfig, CompactVec, ComputeBackend, HostAllocator, HostBudget, Storage,
 };
@@ -19,9 +19,10 @@ use sluice_field::{Fr, FrCompatible};
 use sluice_msm::Density;
 use subtle::ConstantTimeEq;
 
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 
 use crate::keygen::synthesize_groth16;
+use crate::matrices::{evaluate_early, Evaluation};
 use crate::witness::{ChunkSink, WitnessOnly};
 use crate::{ConstraintMatrices, Groth16Error, QueryLengths};
 
@@ -247,23 +248,28 @@ impl ProvingAssignment {
     pub fn with_options(options: &SynthesisOptions) -> Self {
         let none = || Density::new(0);
         let aux = options.vector(options.capacity.aux);
-        Self::from_parts(options, Vec::new(), aux, [none(), none(), none()])
+        let ab = (
+            options.vector(options.capacity.constraints),
+            options.vector(options.capacity.constraints),
+        );
+        Self::from_parts(options, Vec::new(), aux, [none(), none(), none()], ab)
     }
 
-    /// An assignment of these inputs, witness and densities (A's aux, B's inputs, B's aux),
-    /// with empty a and b, storing and counting as `options` say.
+    /// An assignment of these inputs, witness, densities (A's aux, B's inputs, B's aux) and
+    /// a and b, storing and counting as `options` say.
     fn from_parts(
         options: &SynthesisOptions,
         input_assignment: Vec<Fr>,
         aux_assignment: CompactVec,
         [a_aux_density, b_input_density, b_aux_density]: [Density; 3],
+        (a, b): (CompactVec, CompactVec),
     ) -> Self {
         ProvingAssignment {
             a_aux_density,
             b_input_density,
             b_aux_density,
-            a: options.vector(options.capacity.constraints),
-            b: options.vector(options.capacity.constraints),
+            a,
+            b,
             input_assignment,
             aux_assignment,
             namespace: Vec::new(),
@@ -361,32 +367,79 @@ impl ProvingAssignment {
         chunks: Option<ChunkSink>,
     ) -> Result<Self, Groth16Error> {
         let started = std::time::Instant::now();
-        let mut witness = WitnessOnly::new(options);
-        witness.chunks = chunks;
-        let synthesized = synthesize_groth16::<S, _, _>(&mut witness, circuit, |w| w.inputs.len());
-        // The last chunk goes (and the channel closes) before a and b are evaluated.
-        if let Some(sink) = witness.chunks.take() {
-            sink.finish(&witness.aux);
-        }
+        let uniform = options.storage == Storage::Raw;
+        let budget = options.budget.as_deref();
+        let fresh = || {
+            let len = options.capacity.constraints;
+            Evaluation::new(options.vector(len), options.vector(len))
+        };
+        // The witness lives inside the scope, so that a panicking circuit drops it (and the
+        // pages' channel) before the scope waits for the evaluation's thread.
+        let (synthesized, witness, mut evaluation) = std::thread::scope(|scope| {
+            let mut witness = WitnessOnly::new(options);
+            witness.chunks = chunks;
+            // Rows are evaluated during synthesis once a page of the witness fills.
+            let evaluator = (matrices.num_aux() > PAGE_LEN)
+                .then(|| {
+                    let (tx, rx) = mpsc::channel();
+                    let first = fresh();
+                    let spawned = std::thread::Builder::new()
+                        .name("sluice-evaluate".into())
+                        .spawn_scoped(scope, move || {
+                            evaluate_early(matrices, rx, uniform, first, budget)
+                        });
+                    match spawned {
+                        Ok(handle) => {
+                            witness.pages = Some(tx);
+                            Some(handle)
+                        }
+                        Err(e) => {
+                            log::warn!("no thread to evaluate rows during synthesis: {e}");
+                            None
+                        }
+                    }
+                })
+                .flatten();
+            let synthesized =
+                synthesize_groth16::<S, _, _>(&mut witness, circuit, |w| w.inputs.len());
+            witness.pages = None;
+            // The last chunk goes (and the channel closes) before the rest is evaluated.
+            if let Some(sink) = witness.chunks.take() {
+                sink.finish(&witness.aux);
+            }
+            let evaluation = match evaluator {
+                Some(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                None => fresh(),
+            };
+            (synthesized, witness, evaluation)
+        });
         synthesized?;
         let (inputs, aux) = (witness.inputs.len(), witness.aux.len());
         matrices.check_counts(inputs, aux, witness.constraints)?;
+        let witnessed = started.elapsed();
+        let failed = matrices.evaluate(
+            &witness.inputs,
+            &witness.aux,
+            uniform,
+            &mut evaluation,
+            budget,
+        )?;
         let densities = matrices.densities().map(Clone::clone);
-        let mut cs = Self::from_parts(options, witness.inputs, witness.aux, densities);
+        let mut cs = Self::from_parts(
+            options,
+            witness.inputs,
+            witness.aux,
+            densities,
+            (evaluation.a, evaluation.b),
+        );
         cs.count_small_parts(SmallParts {
             inputs,
             aux: aux.next_multiple_of(64),
         });
-        let witnessed = started.elapsed();
-        let failed = matrices.evaluate(
-            &cs.input_assignment,
-            &cs.aux_assignment,
-            cs.uniform_check,
-            (&mut cs.a, &mut cs.b),
-            cs.budget.as_deref(),
-        )?;
         log::debug!(
-            "synthesis with matrices: witness {:.1} ms, a and b {:.1} ms",
+            "synthesis with matrices: witness {:.1} ms, the rows left after it {:.1} ms",
             witnessed.as_secs_f64() * 1e3,
             (started.elapsed() - witnessed).as_secs_f64() * 1e3
         );

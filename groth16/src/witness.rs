@@ -3,10 +3,11 @@
 //! the constraints, and never calls an `enforce` closure or a name closure, whose linear
 //! combinations and names the matrices make unnecessary.
 
-use std::sync::mpsc::SyncSender;
+use std::sync::mpsc::{Sender, SyncSender};
 
 use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use ff::Field;
+use sluice_backend::compact::{SealedPage, PAGE_LEN};
 use sluice_backend::CompactVec;
 use sluice_field::{Fr, FrCompatible};
 
@@ -64,6 +65,9 @@ pub(crate) struct WitnessOnly {
     expected: usize,
     /// Where completed chunks of the witness go, for a streamed proof.
     pub(crate) chunks: Option<ChunkSink>,
+    /// Where each full page of the witness goes, with the inputs so far, for the rows'
+    /// evaluation during synthesis (`matrices::evaluate_early`).
+    pub(crate) pages: Option<Sender<(SealedPage, Vec<Fr>)>>,
 }
 
 impl WitnessOnly {
@@ -75,6 +79,24 @@ impl WitnessOnly {
             progress: options.progress.clone(),
             expected: options.capacity.constraints,
             chunks: None,
+            pages: None,
+        }
+    }
+
+    /// Sends page `k` of the witness, just filled, to the evaluation. A receiver gone
+    /// (it stopped at a row it could not read) stops the sending: the rows are then
+    /// evaluated after synthesis.
+    #[cold]
+    fn send_page(&mut self, k: usize) {
+        let Some(tx) = &self.pages else {
+            return;
+        };
+        let sent = self
+            .aux
+            .sealed_page(k)
+            .map(|page| tx.send((page, self.inputs.clone())));
+        if !matches!(sent, Some(Ok(()))) {
+            self.pages = None;
         }
     }
 }
@@ -98,6 +120,9 @@ impl<S: FrCompatible> ConstraintSystem<S> for WitnessOnly {
             if len - sink.sent == sink.len {
                 sink.send(&self.aux, len);
             }
+        }
+        if len % PAGE_LEN == 0 {
+            self.send_page(len / PAGE_LEN - 1);
         }
         Ok(Variable(Index::Aux(len - 1)))
     }

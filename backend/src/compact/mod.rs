@@ -17,7 +17,9 @@
 //!
 //! Pages are allocated whole as the vector grows (only the first one grows, by doubling),
 //! so the vector never copies itself into a larger buffer, and every byte is asked of the
-//! vector's [`HostBudget`] before it is allocated.
+//! vector's [`HostBudget`] before it is allocated. A full page never changes again: other
+//! threads may read it ([`CompactVec::sealed_page`], [`SealedPages`]) while the vector
+//! goes on growing.
 //!
 //! A vector dense from the start ([`Storage::Auto`]: more than half of its first
 //! [`PROBE_LEN`] values are exceptions, as in a MiMC-like chain) switches to one raw
@@ -104,7 +106,7 @@ pub fn max_host_bytes(len: usize) -> u64 {
     len * FR_BYTES
         + len.div_ceil(WAIT_DIVISOR as u64) * FR_BYTES
         + CONVERSION_BYTES.min(len * CONVERSION_BYTES / PAGE_LEN as u64 + FIRST_PAGE_LEN as u64)
-        + 2 * pages * core::mem::size_of::<Page>() as u64
+        + 2 * pages * PAGE_SLOT_BYTES
 }
 
 /// Where the host bytes a vector holds are counted, and where it waits for them.
@@ -160,9 +162,17 @@ impl core::fmt::Debug for CompactConfig {
 }
 
 enum Repr {
-    Paged(Vec<Page>),
+    /// Behind `Arc`s so that full pages can be shared ([`SealedPage`]); the last page,
+    /// the only one that changes, is never shared.
+    Paged(Vec<Arc<Page>>),
     Raw(Raw),
 }
+
+/// Bytes the page table holds for each page it has room for: the table's pointer and the
+/// page's shared allocation (its header and the `Arc`'s two counts).
+const PAGE_SLOT_BYTES: u64 = (core::mem::size_of::<Arc<Page>>()
+    + core::mem::size_of::<Page>()
+    + 2 * core::mem::size_of::<usize>()) as u64;
 
 /// A growable vector of scalars stored compactly where its values are small (see the
 /// module docs). Every byte it holds was asked of its [`HostBudget`] first and is given
@@ -259,7 +269,9 @@ impl CompactVec {
     /// does (else on the heap).
     pub fn clone_into(&self, lender: Option<&dyn HostAllocator>) -> Self {
         let repr = match &self.repr {
-            Repr::Paged(pages) => Repr::Paged(pages.clone()),
+            Repr::Paged(pages) => {
+                Repr::Paged(pages.iter().map(|p| Arc::new(Page::clone(p))).collect())
+            }
             Repr::Raw(raw) => {
                 let lent = lender.and_then(|l| l.fr_vec(self.len));
                 let mut copy = Raw::new(None, None);
@@ -314,7 +326,7 @@ impl CompactVec {
     /// The number of values listed as exceptions.
     pub fn exceptions(&self) -> usize {
         match &self.repr {
-            Repr::Paged(pages) => pages.iter().map(Page::exceptions).sum(),
+            Repr::Paged(pages) => pages.iter().map(|p| p.exceptions()).sum(),
             Repr::Raw(_) => 0,
         }
     }
@@ -324,8 +336,8 @@ impl CompactVec {
     fn measured_bytes(&self) -> u64 {
         match &self.repr {
             Repr::Paged(pages) => {
-                pages.iter().map(Page::bytes).sum::<u64>()
-                    + (pages.capacity() * core::mem::size_of::<Page>()) as u64
+                pages.iter().map(|p| p.bytes()).sum::<u64>()
+                    + pages.capacity() as u64 * PAGE_SLOT_BYTES
             }
             Repr::Raw(raw) => {
                 (raw.data.capacity() + raw.pending_capacity().unwrap_or(0)) as u64 * FR_BYTES
@@ -376,7 +388,8 @@ impl CompactVec {
                 false
             }
             Repr::Paged(pages) => match pages.get_mut(self.len / PAGE_LEN) {
-                Some(page) => match page.try_push(x) {
+                // A page that takes values is not full, so not shared: no copy is made.
+                Some(page) => match Arc::make_mut(page).try_push(x) {
                     Ok(()) => true,
                     Err(grow) => {
                         self.grow_page(grow);
@@ -420,10 +433,10 @@ impl CompactVec {
             true => pages.capacity().max(1),
             false => 0,
         };
-        self.acquire((room + table * core::mem::size_of::<Page>()) as u64);
+        self.acquire(room as u64 + table as u64 * PAGE_SLOT_BYTES);
         if let Repr::Paged(pages) = &mut self.repr {
             pages.reserve_exact(table);
-            pages.push(Page::with_room(room));
+            pages.push(Arc::new(Page::with_room(room)));
         }
     }
 
@@ -438,7 +451,7 @@ impl CompactVec {
         };
         self.acquire(bytes);
         let freed = match &mut self.repr {
-            Repr::Paged(pages) => pages.last_mut().map_or(0, |p| p.grow(grow)),
+            Repr::Paged(pages) => pages.last_mut().map_or(0, |p| Arc::make_mut(p).grow(grow)),
             Repr::Raw(_) => 0,
         };
         self.release(freed);
@@ -456,7 +469,7 @@ impl CompactVec {
         // Without an expected capacity, raw pages hold a dense vector as well as one raw
         // vector would, and never double.
         let dense = match &self.repr {
-            Repr::Paged(pages) => pages.iter().map(Page::dense_entries).sum(),
+            Repr::Paged(pages) => pages.iter().map(|p| p.dense_entries()).sum(),
             Repr::Raw(_) => 0,
         };
         if dense * 2 <= self.len || self.config.capacity <= self.len {
@@ -551,6 +564,17 @@ impl CompactVec {
         }
     }
 
+    /// Page `k` shared for reading on other threads, once it is full (it never changes
+    /// again); `None` before, and for a vector stored raw.
+    pub fn sealed_page(&self, k: usize) -> Option<SealedPage> {
+        match &self.repr {
+            Repr::Paged(pages) if (k + 1) * PAGE_LEN <= self.len => {
+                pages.get(k).map(|p| SealedPage(Arc::clone(p)))
+            }
+            _ => None,
+        }
+    }
+
     /// The values in order, decoded a page at a time.
     pub fn iter(&self) -> impl Iterator<Item = Fr> + '_ {
         let mut page = Vec::new();
@@ -593,6 +617,51 @@ impl CompactVec {
             .filter(move |_| !pages.is_empty())
             .map(move |(k, r, at)| (at, pages[k].piece(r)));
         raw.into_iter().chain(paged)
+    }
+}
+
+/// A full page of a [`CompactVec`], shared ([`CompactVec::sealed_page`]): its
+/// [`PAGE_LEN`] values never change, and the vector it came from may go on growing.
+#[derive(Clone)]
+pub struct SealedPage(Arc<Page>);
+
+/// The first full pages of a [`CompactVec`], gathered page by page on another thread
+/// while the vector grows: what was written so far, readable there.
+#[derive(Clone, Default)]
+pub struct SealedPages {
+    pages: Vec<SealedPage>,
+}
+
+impl SealedPages {
+    /// Appends the next page: page [`pages`](Self::pages) of its vector.
+    pub fn push(&mut self, page: SealedPage) {
+        self.pages.push(page);
+    }
+
+    /// Full pages held.
+    pub fn pages(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// The values readable: [`PAGE_LEN`] a page.
+    pub fn len(&self) -> usize {
+        self.pages.len() * PAGE_LEN
+    }
+
+    /// Whether no page is held.
+    pub fn is_empty(&self) -> bool {
+        self.pages.is_empty()
+    }
+
+    /// Value `i` as it is stored, `None` past the pages held (see
+    /// [`CompactVec::entry_vartime`]).
+    ///
+    /// # Security
+    /// Variable time in the value, as all compact storage (see [the module docs](self)).
+    #[inline]
+    pub fn entry_vartime(&self, i: usize) -> Option<Entry> {
+        let page = self.pages.get(i / PAGE_LEN)?;
+        Some(page.0.entry(i % PAGE_LEN))
     }
 }
 

@@ -268,3 +268,50 @@ fn the_budget_counts_every_allocation_before_it_is_made() {
         assert_eq!(budget.held.load(Ordering::SeqCst), 0, "{what}");
     }
 }
+
+#[test]
+fn sealed_pages_read_what_was_written_while_the_vector_grows() {
+    let seed = 0x5ea1;
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    // The second page turns raw (dense), the others stay codes.
+    let values: Vec<Fr> = (0..2 * PAGE_LEN + 5)
+        .map(|i| mixed(&mut rng, if i / PAGE_LEN == 1 { 90 } else { 5 }))
+        .collect();
+    let mut v = compact(&[]);
+    let mut sealed = SealedPages::default();
+    for (i, &x) in values.iter().enumerate() {
+        assert!(
+            v.sealed_page(sealed.pages()).is_none(),
+            "seed {seed}: page not full at {i}"
+        );
+        v.push(x);
+        if let Some(page) = v.sealed_page(sealed.pages()) {
+            sealed.push(page);
+        }
+    }
+    assert_eq!(sealed.len(), 2 * PAGE_LEN, "seed {seed}");
+    // Values pushed after a page was shared leave it as it was, and the vector unchanged.
+    for (i, &x) in values.iter().enumerate().take(sealed.len()) {
+        assert_eq!(
+            sealed.entry_vartime(i).map(Entry::to_fr),
+            Some(x),
+            "seed {seed}: value {i}"
+        );
+        assert_eq!(
+            sealed.entry_vartime(i),
+            v.entry_vartime(i),
+            "seed {seed}: value {i}"
+        );
+    }
+    assert_eq!(sealed.entry_vartime(sealed.len()), None);
+    assert_eq!(v, values[..], "seed {seed}");
+    // A vector stored raw shares no page.
+    let raw = vector(
+        CompactConfig {
+            storage: Storage::Raw,
+            ..CompactConfig::default()
+        },
+        &values,
+    );
+    assert!(raw.sealed_page(0).is_none());
+}

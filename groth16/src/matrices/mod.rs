@@ -21,12 +21,8 @@ use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
 };
 use ff::Field;
-use rayon::prelude::*;
-use sluice_backend::compact::Entry;
-use sluice_backend::{CompactVec, HostBudget};
 use sluice_field::{Density, Fr, FrCompatible};
 
-use crate::assignment::satisfies;
 use crate::generator::domain_size;
 use crate::keygen::synthesize_groth16;
 use crate::prover::{check_shape, ShapeCounts};
@@ -35,10 +31,6 @@ use crate::{Groth16Error, QueryLengths};
 /// Rows evaluated by one task: small enough to spread a 2^16 circuit over 16 cores, large
 /// enough that a task's overhead is a fraction of a percent.
 const BLOCK_ROWS: usize = 4096;
-
-/// Blocks evaluated per thread between two appends to the a and b vectors: bounds the
-/// decoded rows held at once (64 bytes a row) to a few MiB per thread.
-const BLOCKS_PER_THREAD: usize = 4;
 
 /// The coefficient ids of one and minus one; other coefficients are numbered from 2 in the
 /// order they first occur.
@@ -135,6 +127,8 @@ pub struct ConstraintMatrices {
     a_aux_density: Density,
     b_input_density: Density,
     b_aux_density: Density,
+    /// What each block of [`BLOCK_ROWS`] rows reads ([`evaluate_early`]).
+    block_needs: Vec<BlockNeed>,
 }
 
 impl ConstraintMatrices {
@@ -158,6 +152,7 @@ impl ConstraintMatrices {
         for rows in &mut m.rows {
             rows.terms.shrink_to_fit();
         }
+        m.block_needs = block_needs(&m.rows, m.num_constraints());
         log::debug!(
             "constraint matrices: {} constraints, {} terms, {} coefficients, {} bytes",
             m.num_constraints(),
@@ -200,6 +195,7 @@ impl ConstraintMatrices {
             .iter()
             .map(|d| d.words().len() as u64 * 8)
             .sum::<u64>()
+            + (self.block_needs.capacity() * std::mem::size_of::<BlockNeed>()) as u64
     }
 
     /// Which auxiliary variables occur in some A, which inputs and which auxiliary
@@ -253,132 +249,6 @@ impl ConstraintMatrices {
         }
         Ok(())
     }
-
-    /// Appends `a_i = <A_i, z>` and `b_i = <B_i, z>` of every constraint to `a` and `b`
-    /// (evaluated in parallel, appended in order) and returns the first constraint with
-    /// `a_i b_i != c_i`, if any. `uniform`: compare in constant time (raw storage).
-    ///
-    /// The witness must have the matrices' counts ([`check_counts`](Self::check_counts)).
-    /// The rows decoded at once are counted in `budget` while they are held.
-    pub(crate) fn evaluate(
-        &self,
-        inputs: &[Fr],
-        aux: &CompactVec,
-        uniform: bool,
-        (a, b): (&mut CompactVec, &mut CompactVec),
-        budget: Option<&dyn HostBudget>,
-    ) -> Result<Option<usize>, Groth16Error> {
-        let blocks = self.num_constraints().div_ceil(BLOCK_ROWS);
-        let batch = (rayon::current_num_threads() * BLOCKS_PER_THREAD).clamp(1, blocks.max(1));
-        let held = (batch * BLOCK_ROWS * 2 * std::mem::size_of::<Fr>()) as u64;
-        if let Some(budget) = budget {
-            budget.acquire(held);
-        }
-        let evaluated = self.evaluate_batches(inputs, aux, uniform, (a, b), batch);
-        if let Some(budget) = budget {
-            budget.release(held);
-        }
-        evaluated
-    }
-
-    fn evaluate_batches(
-        &self,
-        inputs: &[Fr],
-        aux: &CompactVec,
-        uniform: bool,
-        (a, b): (&mut CompactVec, &mut CompactVec),
-        batch: usize,
-    ) -> Result<Option<usize>, Groth16Error> {
-        let blocks = self.num_constraints().div_ceil(BLOCK_ROWS);
-        let mut first_failure = None;
-        for start in (0..blocks).step_by(batch) {
-            let evaluated: Vec<Block> = (start..(start + batch).min(blocks))
-                .into_par_iter()
-                .map(|k| self.evaluate_block(k, inputs, aux, uniform))
-                .collect::<Option<_>>()
-                .ok_or(Groth16Error::MatricesMismatch {
-                    what: "the variables a constraint uses",
-                    matrices: self.num_aux,
-                    circuit: aux.len(),
-                })?;
-            for block in evaluated {
-                a.extend_from_slice(&block.a);
-                b.extend_from_slice(&block.b);
-                first_failure = first_failure.or(block.first_failure);
-            }
-        }
-        Ok(first_failure)
-    }
-
-    /// Block `k`'s rows evaluated; `None` if a term's variable is past the witness.
-    fn evaluate_block(
-        &self,
-        k: usize,
-        inputs: &[Fr],
-        aux: &CompactVec,
-        uniform: bool,
-    ) -> Option<Block> {
-        let [a_rows, b_rows, c_rows] = &self.rows;
-        let rows = a_rows.block(k).zip(b_rows.block(k)).zip(c_rows.block(k));
-        let len = BLOCK_ROWS.min(self.num_constraints() - k * BLOCK_ROWS);
-        let mut block = Block {
-            a: Vec::with_capacity(len),
-            b: Vec::with_capacity(len),
-            first_failure: None,
-        };
-        for (i, ((a, b), c)) in rows.enumerate() {
-            let (a, b, c) = (
-                self.dot(a, inputs, aux)?,
-                self.dot(b, inputs, aux)?,
-                self.dot(c, inputs, aux)?,
-            );
-            if !satisfies(&a, &b, &c, uniform) && block.first_failure.is_none() {
-                block.first_failure = Some(k * BLOCK_ROWS + i);
-            }
-            block.a.push(a);
-            block.b.push(b);
-        }
-        Some(block)
-    }
-
-    /// `<row, z>`, with the shortcuts of a full synthesis: no product for a coefficient of
-    /// one or minus one, an input of one, or an auxiliary value stored as 0, 1 or -1.
-    ///
-    /// # Security
-    /// Variable time in compactly stored values, as their storage is
-    /// (`sluice_backend::compact`); raw storage gives full elements.
-    #[inline]
-    fn dot(&self, row: &[Term], inputs: &[Fr], aux: &CompactVec) -> Option<Fr> {
-        let mut acc = Fr::ZERO;
-        for t in row {
-            let coeff = &self.coefficients[t.coeff as usize];
-            let value = match t.var & INPUT_FLAG {
-                0 => aux.entry_vartime(t.var as usize)?,
-                _ => match inputs.get((t.var & !INPUT_FLAG) as usize)? {
-                    x if *x == Fr::ONE => Entry::Small(1),
-                    x => Entry::Full(*x),
-                },
-            };
-            match value {
-                Entry::Small(0) => {}
-                Entry::Small(1) => acc += coeff,
-                Entry::Small(-1) => acc -= coeff,
-                value => match t.coeff {
-                    ONE_ID => acc += value.to_fr(),
-                    MINUS_ONE_ID => acc -= value.to_fr(),
-                    _ => acc += value.to_fr() * coeff,
-                },
-            }
-        }
-        Some(acc)
-    }
-}
-
-/// One block's evaluations.
-struct Block {
-    a: Vec<Fr>,
-    b: Vec<Fr>,
-    first_failure: Option<usize>,
 }
 
 /// The constraint system [`ConstraintMatrices::record`] synthesizes into.
@@ -401,6 +271,7 @@ impl Default for Recorder {
                 a_aux_density: Density::new(0),
                 b_input_density: Density::new(0),
                 b_aux_density: Density::new(0),
+                block_needs: Vec::new(),
             },
             rows: RowRecorder::default(),
             unallocated: None,
@@ -578,201 +449,9 @@ impl<S: FrCompatible> ConstraintSystem<S> for Recorder {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::assignment::tests::same_assignment;
-    use crate::demo::{BitDecomposition, MimcLike, Sha256Preimage};
-    use crate::{ProvingAssignment, Storage, SynthesisOptions, UNNAMED};
-    use std::sync::Arc;
+mod tests;
 
-    fn with_matrices(matrices: &Arc<ConstraintMatrices>, storage: Storage) -> SynthesisOptions {
-        SynthesisOptions {
-            storage,
-            matrices: Some(matrices.clone()),
-            ..SynthesisOptions::default()
-        }
-    }
+mod evaluate;
 
-    /// With recorded matrices, synthesis gives the assignment a full synthesis gives, in
-    /// every storage, on a dense circuit, a boolean one and bellpepper's SHA-256 gadget
-    /// (rows of hundreds of terms, and more constraints than one evaluation block).
-    #[test]
-    fn matrices_give_the_full_synthesis_assignment() {
-        fn check<C: Circuit<Fr> + Clone>(name: &str, circuit: C) {
-            let matrices = Arc::new(ConstraintMatrices::record(circuit.clone()).unwrap());
-            assert!(matrices.num_constraints() > BLOCK_ROWS, "{name}");
-            for storage in [Storage::Auto, Storage::Compact, Storage::Raw] {
-                let plain = ProvingAssignment::synthesize_with(
-                    circuit.clone(),
-                    &SynthesisOptions {
-                        storage,
-                        ..SynthesisOptions::default()
-                    },
-                )
-                .unwrap();
-                let options = with_matrices(&matrices, storage);
-                let fast = ProvingAssignment::synthesize_with(circuit.clone(), &options).unwrap();
-                same_assignment(&fast, &plain, &format!("{name}, {storage:?}"));
-                assert_eq!(matrices.num_constraints(), plain.num_constraints());
-                assert_eq!(matrices.num_aux(), plain.aux_assignment().len());
-            }
-        }
-        check(
-            "mimc",
-            MimcLike::<Fr>::filling_domain(13, Some(Fr::from(5u64))),
-        );
-        check("bits", BitDecomposition::<Fr>::filling_domain(13, Some(9)));
-        let sha = Sha256Preimage::<Fr>::new(1, Some(3));
-        let m = ConstraintMatrices::record(sha.clone()).unwrap();
-        assert!(!m.rows.iter().all(|r| r.long_lens.is_empty()), "long rows");
-        check("sha256", sha);
-    }
-
-    /// A circuit over `blstrs::Scalar` records and synthesizes as its `Fr` twin does.
-    #[test]
-    fn matrices_of_a_blstrs_circuit() {
-        let circuit = BitDecomposition::<blstrs::Scalar>::filling_domain(12, Some(4));
-        let matrices = Arc::new(ConstraintMatrices::record(circuit.clone()).unwrap());
-        let options = with_matrices(&matrices, Storage::Auto);
-        let fast = ProvingAssignment::synthesize_with(circuit, &options).unwrap();
-        let plain =
-            ProvingAssignment::synthesize(BitDecomposition::<Fr>::filling_domain(12, Some(4)))
-                .unwrap();
-        same_assignment(&fast, &plain, "blstrs");
-    }
-
-    /// x (aux 0) * y (aux 1) = z (aux 2), then z * 1 = the input; `swap` enforces
-    /// x * z = y instead (the same counts, another circuit).
-    #[derive(Clone)]
-    struct Product {
-        x: u64,
-        y: u64,
-        z: u64,
-        swap: bool,
-    }
-
-    impl Circuit<Fr> for Product {
-        fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-            let inp = cs.alloc_input(|| "in", || Ok(Fr::from(self.z)))?;
-            let x = cs.alloc(|| "x", || Ok(Fr::from(self.x)))?;
-            let y = cs.alloc(|| "y", || Ok(Fr::from(self.y)))?;
-            let z = cs.alloc(|| "z", || Ok(Fr::from(self.z)))?;
-            let (b, c) = if self.swap { (z, y) } else { (y, z) };
-            cs.enforce(|| "mul", |lc| lc + x, |lc| lc + b, |lc| lc + c);
-            cs.enforce(|| "eq", |lc| lc + z, |lc| lc + CS::one(), |lc| lc + inp);
-            Ok(())
-        }
-    }
-
-    fn error(result: Result<ProvingAssignment, Groth16Error>) -> Groth16Error {
-        match result {
-            Ok(_) => panic!("synthesis passed"),
-            Err(e) => e,
-        }
-    }
-
-    /// A failing witness names the index a full synthesis names; matrices of another
-    /// circuit of the same counts fail the check; other counts are refused.
-    #[test]
-    fn wrong_witnesses_and_wrong_matrices_are_caught() {
-        let good = Product {
-            x: 2,
-            y: 3,
-            z: 6,
-            swap: false,
-        };
-        let matrices = Arc::new(ConstraintMatrices::record(good.clone()).unwrap());
-        let options = with_matrices(&matrices, Storage::Auto);
-        assert!(ProvingAssignment::synthesize_with(good.clone(), &options).is_ok());
-        let bad = Product {
-            y: 4,
-            ..good.clone()
-        };
-        let full = error(ProvingAssignment::synthesize(bad.clone()));
-        assert!(
-            matches!(full, Groth16Error::Unsatisfied { index: 0, .. }),
-            "{full}"
-        );
-        match ProvingAssignment::synthesize_with(bad, &options) {
-            Err(Groth16Error::Unsatisfied { index: 0, name }) => assert_eq!(name, UNNAMED),
-            other => panic!("{:?}", other.map(|_| ())),
-        }
-        let swapped = Product {
-            swap: true,
-            ..good.clone()
-        };
-        assert!(ProvingAssignment::synthesize(swapped.clone()).is_err());
-        let other = Arc::new(ConstraintMatrices::record(swapped).unwrap());
-        let err = error(ProvingAssignment::synthesize_with(
-            good,
-            &with_matrices(&other, Storage::Raw),
-        ));
-        assert!(
-            matches!(err, Groth16Error::Unsatisfied { index: 0, .. }),
-            "{err}"
-        );
-        let mimc = MimcLike::<Fr>::filling_domain(8, Some(Fr::from(5u64)));
-        let err = error(ProvingAssignment::synthesize_with(mimc, &options));
-        assert!(
-            matches!(err, Groth16Error::MatricesMismatch { .. }),
-            "{err}"
-        );
-    }
-
-    /// A constraint naming a variable never allocated is refused when recording.
-    #[test]
-    fn foreign_variables_are_refused() {
-        struct Foreign;
-        impl Circuit<Fr> for Foreign {
-            fn synthesize<CS: ConstraintSystem<Fr>>(
-                self,
-                cs: &mut CS,
-            ) -> Result<(), SynthesisError> {
-                cs.enforce(
-                    || "bad",
-                    |lc| lc + Variable(Index::Aux(3)),
-                    |lc| lc,
-                    |lc| lc,
-                );
-                Ok(())
-            }
-        }
-        assert!(matches!(
-            ConstraintMatrices::record(Foreign),
-            Err(Groth16Error::Synthesis(SynthesisError::AssignmentMissing))
-        ));
-    }
-
-    /// Rows of any length (short, exactly [`LONG_ROW`], longer) across block boundaries
-    /// come back as they were pushed.
-    #[test]
-    fn rows_come_back_as_pushed() {
-        let mut rows = Rows::default();
-        let row = |r: usize| -> Vec<Term> {
-            let len = match r % 7 {
-                0 => LONG_ROW as usize,
-                1 => 300 + r % 5,
-                2 => 0,
-                _ => r % 254,
-            };
-            (0..len)
-                .map(|j| Term {
-                    var: (r + j) as u32,
-                    coeff: (r % 3) as u32,
-                })
-                .collect()
-        };
-        let n = 2 * BLOCK_ROWS + 17;
-        for r in 0..n {
-            rows.push_row(&row(r));
-        }
-        let mut r = 0;
-        for k in 0..n.div_ceil(BLOCK_ROWS) {
-            for got in rows.block(k) {
-                assert_eq!(got, row(r).as_slice(), "row {r}");
-                r += 1;
-            }
-        }
-        assert_eq!(r, n);
-    }
-}
+use evaluate::{block_needs, BlockNeed};
+pub(crate) use evaluate::{evaluate_early, Evaluation};
