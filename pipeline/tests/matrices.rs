@@ -12,8 +12,8 @@ use sluice_backend_cpu::CpuBackend;
 use sluice_field::Fr;
 use sluice_groth16::demo::BitDecomposition;
 use sluice_groth16::{
-    generate_random_parameters, prepare_verifying_key, verify_proof, ConstraintMatrices,
-    Groth16Error,
+    generate_benchmark_parameters, generate_random_parameters, prepare_verifying_key, verify_proof,
+    CircuitShape, ConstraintMatrices, Groth16Error, ProvingAssignment,
 };
 use sluice_pipeline::{Pipeline, PipelineConfig, PipelineError};
 
@@ -81,4 +81,40 @@ fn matrices_of_another_circuit_are_refused() {
         Err(e) => panic!("seed {seed}: {e}"),
         Ok(_) => panic!("seed {seed}: built"),
     }
+}
+
+/// Partitions with several pages of witness, so that their rows are evaluated on a thread
+/// beside synthesis, drawing on a host budget that holds the parameters and under two
+/// partitions at their worst case, shared by two workers: the proofs are
+/// byte for byte those of a pipeline that synthesizes in full.
+#[test]
+fn rows_evaluated_during_synthesis_give_the_same_proofs() {
+    let seed = 263;
+    let log_n = 18;
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let circuit = |s: u64| BitDecomposition::<Fr>::filling_domain(log_n, Some(s));
+    let shape = CircuitShape::of(&ProvingAssignment::synthesize(circuit(seed)).unwrap());
+    let params = generate_benchmark_parameters(&shape, &mut rng).unwrap();
+    let matrices = Arc::new(ConstraintMatrices::record(circuit(seed)).unwrap());
+    assert!(matrices.num_aux() > 2 * sluice_backend::compact::PAGE_LEN);
+    let config = PipelineConfig {
+        host_budget_bytes: Some(320 << 20),
+        ..config()
+    };
+    let seeds = [seed + 1, seed + 2, seed + 3];
+    let prove = |pipeline: Pipeline| {
+        let mut rng = ChaCha20Rng::seed_from_u64(seed ^ 0xab);
+        let partitions = seeds.iter().map(|&s| circuit(s)).collect();
+        let (proofs, _) = pipeline
+            .submit(partitions, &mut rng)
+            .unwrap()
+            .wait()
+            .unwrap();
+        proofs.iter().map(|p| p.to_bytes()).collect::<Vec<_>>()
+    };
+    let full = prove(Pipeline::new(&params, vec![CpuBackend::new()], &config).unwrap());
+    let with_matrices = prove(
+        Pipeline::with_matrices(&params, vec![CpuBackend::new()], &config, matrices).unwrap(),
+    );
+    assert_eq!(full, with_matrices, "seed {seed}");
 }
