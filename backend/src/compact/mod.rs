@@ -162,15 +162,59 @@ impl core::fmt::Debug for CompactConfig {
 }
 
 enum Repr {
-    /// Behind `Arc`s so that full pages can be shared ([`SealedPage`]); the last page,
-    /// the only one that changes, is never shared.
-    Paged(Vec<Arc<Page>>),
+    Paged(Vec<PageSlot>),
     Raw(Raw),
 }
 
-/// Bytes the page table holds for each page it has room for: the table's pointer and the
-/// page's shared allocation (its header and the `Arc`'s two counts).
-const PAGE_SLOT_BYTES: u64 = (core::mem::size_of::<Arc<Page>>()
+/// A page of a paged vector: open while it takes values, then sealed (moved behind an
+/// `Arc` once full, so that it can be shared, [`SealedPage`]). Pushes reach only the open
+/// page, so they touch no reference count.
+enum PageSlot {
+    Open(Page),
+    Sealed(Arc<Page>),
+}
+
+impl core::ops::Deref for PageSlot {
+    type Target = Page;
+
+    fn deref(&self) -> &Page {
+        match self {
+            PageSlot::Open(page) => page,
+            PageSlot::Sealed(page) => page,
+        }
+    }
+}
+
+impl PageSlot {
+    /// The page to change: a sealed page is full and never changed, but would be copied
+    /// first if it were.
+    #[inline]
+    fn open_mut(&mut self) -> &mut Page {
+        match self {
+            PageSlot::Open(page) => page,
+            PageSlot::Sealed(page) => unshare(page),
+        }
+    }
+
+    /// A copy that shares nothing with this one.
+    fn copy(&self) -> PageSlot {
+        match self {
+            PageSlot::Open(page) => PageSlot::Open(page.clone()),
+            PageSlot::Sealed(page) => PageSlot::Sealed(Arc::new(Page::clone(page))),
+        }
+    }
+}
+
+/// A sealed page to change (never, in practice: it is full), copied first if shared.
+#[cold]
+#[inline(never)]
+fn unshare(page: &mut Arc<Page>) -> &mut Page {
+    Arc::make_mut(page)
+}
+
+/// Bytes the page table holds for each page it has room for: its slot, and the page's
+/// shared allocation once sealed (its header and the `Arc`'s two counts).
+const PAGE_SLOT_BYTES: u64 = (core::mem::size_of::<PageSlot>()
     + core::mem::size_of::<Page>()
     + 2 * core::mem::size_of::<usize>()) as u64;
 
@@ -269,9 +313,7 @@ impl CompactVec {
     /// does (else on the heap).
     pub fn clone_into(&self, lender: Option<&dyn HostAllocator>) -> Self {
         let repr = match &self.repr {
-            Repr::Paged(pages) => {
-                Repr::Paged(pages.iter().map(|p| Arc::new(Page::clone(p))).collect())
-            }
+            Repr::Paged(pages) => Repr::Paged(pages.iter().map(PageSlot::copy).collect()),
             Repr::Raw(raw) => {
                 let lent = lender.and_then(|l| l.fr_vec(self.len));
                 let mut copy = Raw::new(None, None);
@@ -388,8 +430,7 @@ impl CompactVec {
                 false
             }
             Repr::Paged(pages) => match pages.get_mut(self.len / PAGE_LEN) {
-                // A page that takes values is not full, so not shared: no copy is made.
-                Some(page) => match Arc::make_mut(page).try_push(x) {
+                Some(page) => match page.open_mut().try_push(x) {
                     Ok(()) => true,
                     Err(grow) => {
                         self.grow_page(grow);
@@ -406,8 +447,27 @@ impl CompactVec {
             return self.push(x);
         }
         self.len += 1;
+        if self.len % PAGE_LEN == 0 {
+            self.seal_last();
+        }
         if self.config.storage == Storage::Auto && self.len == self.probe_len() {
             self.probe();
+        }
+    }
+
+    /// The last page, just filled, becomes shareable ([`sealed_page`](Self::sealed_page));
+    /// its `Arc` was counted with its slot ([`PAGE_SLOT_BYTES`]).
+    #[cold]
+    fn seal_last(&mut self) {
+        if let Repr::Paged(pages) = &mut self.repr {
+            if let Some(slot) = pages.last_mut() {
+                if let PageSlot::Open(_) = slot {
+                    let open = core::mem::replace(slot, PageSlot::Open(Page::with_room(0)));
+                    if let PageSlot::Open(page) = open {
+                        *slot = PageSlot::Sealed(Arc::new(page));
+                    }
+                }
+            }
         }
     }
 
@@ -436,7 +496,7 @@ impl CompactVec {
         self.acquire(room as u64 + table as u64 * PAGE_SLOT_BYTES);
         if let Repr::Paged(pages) = &mut self.repr {
             pages.reserve_exact(table);
-            pages.push(Arc::new(Page::with_room(room)));
+            pages.push(PageSlot::Open(Page::with_room(room)));
         }
     }
 
@@ -451,7 +511,7 @@ impl CompactVec {
         };
         self.acquire(bytes);
         let freed = match &mut self.repr {
-            Repr::Paged(pages) => pages.last_mut().map_or(0, |p| Arc::make_mut(p).grow(grow)),
+            Repr::Paged(pages) => pages.last_mut().map_or(0, |p| p.open_mut().grow(grow)),
             Repr::Raw(_) => 0,
         };
         self.release(freed);
@@ -568,9 +628,10 @@ impl CompactVec {
     /// again); `None` before, and for a vector stored raw.
     pub fn sealed_page(&self, k: usize) -> Option<SealedPage> {
         match &self.repr {
-            Repr::Paged(pages) if (k + 1) * PAGE_LEN <= self.len => {
-                pages.get(k).map(|p| SealedPage(Arc::clone(p)))
-            }
+            Repr::Paged(pages) => match pages.get(k) {
+                Some(PageSlot::Sealed(page)) => Some(SealedPage(Arc::clone(page))),
+                _ => None,
+            },
             _ => None,
         }
     }
