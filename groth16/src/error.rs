@@ -95,6 +95,15 @@ pub enum Groth16Error {
         /// Which point.
         what: String,
     },
+    /// Constraint matrices' bytes that [`ConstraintMatrices::read`](crate::ConstraintMatrices::read)
+    /// refuses: a wrong magic, version or checksum, or an item no recording writes.
+    #[error("invalid constraint matrices at byte offset {offset}: {what}")]
+    InvalidMatrices {
+        /// Where the item at fault starts.
+        offset: u64,
+        /// What is wrong with it.
+        what: String,
+    },
     /// Bytes remain after a complete item where none are allowed.
     #[error("{extra} unexpected trailing bytes after {what} at byte offset {offset}")]
     TrailingBytes {

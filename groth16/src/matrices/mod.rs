@@ -52,7 +52,7 @@ struct Term {
 }
 
 /// The rows of one matrix, their terms one after the other.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Rows {
     terms: Vec<Term>,
     /// Terms per row; [`LONG_ROW`] for rows listed in `long_lens`.
@@ -64,6 +64,30 @@ struct Rows {
 }
 
 impl Rows {
+    /// The rows of these terms, row lengths and long rows (as `push_row` leaves them).
+    fn from_parts(terms: Vec<Term>, lens: Vec<u8>, long_lens: Vec<(usize, usize)>) -> Self {
+        let mut block_starts = Vec::with_capacity(lens.len().div_ceil(BLOCK_ROWS));
+        let (mut at, mut long) = (0, 0);
+        for (row, &len) in lens.iter().enumerate() {
+            if row % BLOCK_ROWS == 0 {
+                block_starts.push(at);
+            }
+            at += match len {
+                LONG_ROW => {
+                    long += 1;
+                    long_lens.get(long - 1).map_or(0, |&(_, len)| len)
+                }
+                len => len as usize,
+            };
+        }
+        Rows {
+            terms,
+            lens,
+            long_lens,
+            block_starts,
+        }
+    }
+
     fn push_row(&mut self, terms: &[Term]) {
         let row = self.lens.len();
         if row % BLOCK_ROWS == 0 {
@@ -116,7 +140,7 @@ impl Rows {
 ///
 /// Memory: 8 bytes a nonzero term and a byte a row per matrix, plus each distinct
 /// coefficient other than one and minus one ([`host_bytes`](Self::host_bytes)).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConstraintMatrices {
     num_inputs: usize,
     num_aux: usize,
@@ -452,6 +476,7 @@ impl<S: FrCompatible> ConstraintSystem<S> for Recorder {
 mod tests;
 
 mod evaluate;
+mod file;
 
 use evaluate::{block_needs, BlockNeed};
 pub(crate) use evaluate::{evaluate_early, Evaluation};
