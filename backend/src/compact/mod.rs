@@ -459,14 +459,14 @@ impl CompactVec {
     /// its `Arc` was counted with its slot ([`PAGE_SLOT_BYTES`]).
     #[cold]
     fn seal_last(&mut self) {
-        if let Repr::Paged(pages) = &mut self.repr {
-            if let Some(slot) = pages.last_mut() {
-                if let PageSlot::Open(_) = slot {
-                    let open = core::mem::replace(slot, PageSlot::Open(Page::with_room(0)));
-                    if let PageSlot::Open(page) = open {
-                        *slot = PageSlot::Sealed(Arc::new(page));
-                    }
-                }
+        let Repr::Paged(pages) = &mut self.repr else {
+            return;
+        };
+        if let Some(slot @ PageSlot::Open(_)) = pages.last_mut() {
+            if let PageSlot::Open(page) =
+                core::mem::replace(slot, PageSlot::Open(Page::with_room(0)))
+            {
+                *slot = PageSlot::Sealed(Arc::new(page));
             }
         }
     }

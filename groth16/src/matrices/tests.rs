@@ -45,6 +45,11 @@ fn matrices_give_the_full_synthesis_assignment() {
         MimcLike::<Fr>::filling_domain(13, Some(Fr::from(5u64))),
     );
     check("bits", BitDecomposition::<Fr>::filling_domain(13, Some(9)));
+    // Several pages of witness: rows evaluated while synthesis runs.
+    let pages = BitDecomposition::<Fr>::filling_domain(18, Some(5));
+    let m = ConstraintMatrices::record(pages.clone()).unwrap();
+    assert!(m.num_aux() > 2 * sluice_backend::compact::PAGE_LEN);
+    check("bits, several pages", pages);
     let sha = Sha256Preimage::<Fr>::new(1, Some(3));
     let m = ConstraintMatrices::record(sha.clone()).unwrap();
     assert!(!m.rows.iter().all(|r| r.long_lens.is_empty()), "long rows");
@@ -256,30 +261,11 @@ fn rows_are_evaluated_as_the_witness_pages_fill() {
     assert_eq!(failed.unwrap(), expected.unwrap());
 }
 
-/// With more than a page of witness, synthesis with matrices gives the full synthesis's
-/// assignment (the rows evaluated while it runs), and a circuit that panics after its
-/// first pages returns its panic rather than waiting for the evaluation.
+/// A circuit that panics after its first pages of witness (their rows evaluated on a
+/// thread beside synthesis) returns its panic rather than waiting for that thread.
 #[test]
-fn the_evaluation_during_synthesis_gives_the_same_assignment() {
+fn a_circuit_that_panics_during_evaluation_returns_its_panic() {
     use sluice_backend::compact::PAGE_LEN;
-
-    let circuit = BitDecomposition::<Fr>::filling_domain(18, Some(5));
-    let matrices = Arc::new(ConstraintMatrices::record(circuit.clone()).unwrap());
-    assert!(matrices.num_aux() > 2 * PAGE_LEN);
-    for storage in [Storage::Auto, Storage::Compact, Storage::Raw] {
-        let plain = ProvingAssignment::synthesize_with(
-            circuit.clone(),
-            &SynthesisOptions {
-                storage,
-                ..SynthesisOptions::default()
-            },
-        )
-        .unwrap();
-        let fast =
-            ProvingAssignment::synthesize_with(circuit.clone(), &with_matrices(&matrices, storage))
-                .unwrap();
-        same_assignment(&fast, &plain, &format!("{storage:?}"));
-    }
 
     /// `n` bits; with `panics`, a panic after 3 pages of them.
     #[derive(Clone)]
