@@ -1,7 +1,8 @@
 //! rust-fil-proofs' Window/Winning PoSt circuit (`FallbackPoStCircuit`, storage-proofs-post
 //! 19.1) over small sectors (64 leaves, Poseidon arity-8 Merkle trees, as its own circuit
 //! test uses): set up and proved by sluice, the proofs verified by storage-proofs' own
-//! verifier (`FallbackPoStCompound::verify`, on bellperson 0.27).
+//! verifier (`FallbackPoStCompound::verify`, on bellperson 0.27); then again with the
+//! circuit's constraint matrices recorded, written and read back.
 //!
 //! Why not the PoRep `StackedCircuit`: its smallest configuration in rust-fil-proofs' own
 //! tests (8 base-tree nodes, 2 layers, 1 challenge) is about 1.2 million constraints
@@ -113,6 +114,38 @@ fn fallback_post_proves_with_sluice_and_verifies_with_storage_proofs() {
     assert!(
         verify(proofs.clone()),
         "storage-proofs rejects sluice's proof"
+    );
+
+    // The same circuits through recorded constraint matrices (the witness alone, a, b and c
+    // from the matrices), read back from the bytes a prover keeps beside its parameters.
+    let blank = FallbackPoStCompound::<Tree>::blank_circuit(&pub_params.vanilla_params);
+    let mut bytes = Vec::new();
+    sluice::ConstraintMatrices::record(blank)
+        .unwrap()
+        .write(&mut bytes)
+        .unwrap();
+    let options = sluice::SynthesisOptions {
+        matrices: Some(std::sync::Arc::new(
+            sluice::ConstraintMatrices::read(&bytes[..]).unwrap(),
+        )),
+        ..sluice::SynthesisOptions::default()
+    };
+    let mut with_matrices = Vec::new();
+    for (circuit, inputs) in
+        FallbackPoStCompound::circuit_for_test_all(&pub_params, &pub_inputs, &priv_inputs).unwrap()
+    {
+        use ff::Field;
+        let (r, s) = (sluice::Fr::random(&mut *rng), sluice::Fr::random(&mut *rng));
+        let cs = sluice::ProvingAssignment::synthesize_with(circuit, &options).unwrap();
+        let (proof, _) = sluice::prove_assignment(cs, &params, r, s, &backend).unwrap();
+        let pvk = sluice::prepare_verifying_key(&params.vk);
+        use sluice::FrCompatible;
+        assert!(sluice::verify_proof(&pvk, &proof, blstrs::Scalar::as_fr_slice(&inputs)).unwrap());
+        with_matrices.push(groth16::Proof::<blstrs::Bls12>::read(&proof.to_bytes()[..]).unwrap());
+    }
+    assert!(
+        verify(with_matrices),
+        "storage-proofs rejects sluice's proof with read matrices"
     );
     // A proof of other randomness is not this PoSt's.
     let mut tampered = proofs;
