@@ -441,6 +441,29 @@ mod tests {
         ));
     }
 
+    /// Counts at their largest with no data behind them end as truncated data, read a
+    /// bounded piece at a time rather than allocated up front.
+    #[test]
+    fn huge_counts_without_data_are_truncated() {
+        let mut data = MAGIC.to_vec();
+        data.extend_from_slice(&VERSION.to_le_bytes());
+        for count in [1u64, INPUT_FLAG as u64, u32::MAX as u64] {
+            data.extend_from_slice(&count.to_le_bytes());
+        }
+        data.extend_from_slice(&2u64.to_le_bytes());
+        data.extend_from_slice(&Fr::ONE.to_bytes_le());
+        data.extend_from_slice(&(-Fr::ONE).to_bytes_le());
+        data.extend_from_slice(&u64::MAX.to_le_bytes());
+        data.extend_from_slice(&[1u8; 100]);
+        match ConstraintMatrices::read(&data[..]) {
+            Err(Groth16Error::Truncated { offset, expected }) => {
+                assert_eq!(offset, data.len() as u64 - 100, "{expected}");
+                assert!(expected.contains("A's row lengths"), "{expected}");
+            }
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+    }
+
     /// A term naming a variable past the counts is refused at its offset, even with a
     /// checksum that matches (a writer's bug, not damage).
     #[test]
