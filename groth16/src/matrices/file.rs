@@ -1,16 +1,7 @@
 //! Constraint matrices as bytes: recorded once per circuit shape (a synthesis without a
 //! witness: 40 s for a 2^27 partition), written next to the parameters, read at start-up.
 //!
-//! Layout, integers little-endian:
-//!
-//! | item | bytes |
-//! | --- | --- |
-//! | magic `sluice-matrices\0` | 16 |
-//! | format version, 1 | 4 |
-//! | inputs (counting the constant one), auxiliary variables, constraints | 3 x 8 |
-//! | coefficients: count, then each canonical, little-endian | 8 + 32 each |
-//! | A, B, C in turn: terms (count), a row length byte per constraint (255: see the long rows), long rows (count, then row and length, 8 + 8 each), the terms (variable with bit 31 for an input, coefficient id: 4 + 4 each) | |
-//! | SHA-256 of everything before it | 32 |
+//! The layout is in [`ConstraintMatrices::write`]'s docs.
 //!
 //! Reading checks everything a synthesis relies on (every term names a variable and a
 //! coefficient that exist, the row lengths add up, the coefficients are canonical, nonzero,
@@ -46,8 +37,19 @@ const TERMS_AT_ONCE: usize = 1 << 16;
 const MATRIX: [&str; 3] = ["A", "B", "C"];
 
 impl ConstraintMatrices {
-    /// Writes the matrices in the layout of [the module docs](self), for
-    /// [`read`](Self::read) (about their [`host_bytes`](Self::host_bytes)).
+    /// Writes the matrices for [`read`](Self::read), about their
+    /// [`host_bytes`](Self::host_bytes).
+    ///
+    /// Layout, integers little-endian:
+    ///
+    /// | item | bytes |
+    /// | --- | --- |
+    /// | magic `sluice-matrices\0` | 16 |
+    /// | format version, 1 | 4 |
+    /// | inputs (counting the constant one), auxiliary variables, constraints | 3 x 8 |
+    /// | coefficients: count, then each canonical, little-endian | 8 + 32 each |
+    /// | A, B, C in turn: terms (count), a row length byte per constraint (255: see the long rows), long rows (count, then row and length, 8 + 8 each), the terms (variable with bit 31 for an input, coefficient id: 4 + 4 each) | |
+    /// | SHA-256 of everything before it | 32 |
     pub fn write<W: Write>(&self, writer: W) -> Result<(), Groth16Error> {
         let mut out = Output {
             w: OffsetWriter::new(writer),
@@ -85,8 +87,11 @@ impl ConstraintMatrices {
         out.w.flush()
     }
 
-    /// Reads matrices [`write`](Self::write) wrote, to the end of the data, checking them
-    /// (see [the module docs](self)). Errors name the byte offset of the item at fault:
+    /// Reads matrices [`write`](Self::write) wrote, to the end of the data, checking
+    /// everything a synthesis relies on: every term names a variable and a coefficient that
+    /// exist, the row lengths add up, the coefficients are canonical, nonzero and start with
+    /// one and minus one, and the checksum matches. The densities and block indexes are
+    /// rebuilt from the rows. Errors name the byte offset of the item at fault:
     /// [`Groth16Error::Truncated`], [`Groth16Error::InvalidMatrices`],
     /// [`Groth16Error::TrailingBytes`] or [`Groth16Error::Io`].
     pub fn read<R: Read>(reader: R) -> Result<Self, Groth16Error> {
