@@ -276,6 +276,28 @@ mod tests {
         );
     }
 
+    /// With several pages of witness, the chunks sent to the MSMs and the pages sent to the
+    /// rows' evaluation (both during synthesis, chunks not aligned to pages) give the
+    /// plain proof's bytes.
+    #[test]
+    fn streamed_proofs_of_several_witness_pages_are_the_plain_ones() {
+        let seed = 274;
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let circuit = BitDecomposition::<Fr>::filling_domain(18, Some(8));
+        let plain = ProvingAssignment::synthesize(circuit.clone()).unwrap();
+        let shape = crate::CircuitShape::of(&plain);
+        let params = crate::generate_benchmark_parameters(&shape, &mut rng).unwrap();
+        let matrices = Arc::new(ConstraintMatrices::record(circuit.clone()).unwrap());
+        assert!(matrices.num_aux() > 2 * sluice_backend::compact::PAGE_LEN);
+        let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
+        let backend = CpuBackend::new();
+        let want = prove_assignment(plain, &params, r, s, &backend).unwrap().0;
+        let (got, _) =
+            create_proof_streamed_in_chunks(circuit, &matrices, &params, (r, s), &backend, 50_000)
+                .unwrap();
+        assert_eq!(got.to_bytes(), want.to_bytes(), "seed {seed}");
+    }
+
     /// Parameters of another circuit are refused before synthesis; a failing witness is
     /// reported by index.
     #[test]
