@@ -379,27 +379,23 @@ impl ProvingAssignment {
             let mut witness = WitnessOnly::new(options);
             witness.chunks = chunks;
             // Rows are evaluated during synthesis once a page of the witness fills.
-            let evaluator = (matrices.num_aux() > PAGE_LEN)
-                .then(|| {
-                    let (tx, rx) = mpsc::channel();
-                    let first = fresh();
-                    let spawned = std::thread::Builder::new()
-                        .name("sluice-evaluate".into())
-                        .spawn_scoped(scope, move || {
-                            evaluate_early(matrices, rx, uniform, first, budget)
-                        });
-                    match spawned {
-                        Ok(handle) => {
-                            witness.pages = Some(tx);
-                            Some(handle)
-                        }
-                        Err(e) => {
-                            log::warn!("no thread to evaluate rows during synthesis: {e}");
-                            None
-                        }
+            let mut evaluator = None;
+            if matrices.num_aux() > PAGE_LEN {
+                let (tx, rx) = mpsc::channel();
+                let first = fresh();
+                let spawned = std::thread::Builder::new()
+                    .name("sluice-evaluate".into())
+                    .spawn_scoped(scope, move || {
+                        evaluate_early(matrices, rx, uniform, first, budget)
+                    });
+                match spawned {
+                    Ok(handle) => {
+                        witness.pages = Some(tx);
+                        evaluator = Some(handle);
                     }
-                })
-                .flatten();
+                    Err(e) => log::warn!("no thread to evaluate rows during synthesis: {e}"),
+                }
+            }
             let synthesized =
                 synthesize_groth16::<S, _, _>(&mut witness, circuit, |w| w.inputs.len());
             witness.pages = None;

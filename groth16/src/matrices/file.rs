@@ -280,7 +280,7 @@ impl<R: Read> Input<R> {
     ) -> Result<Rows, Groth16Error> {
         let terms_at = self.r.offset();
         let num_terms = self.count(&format!("{matrix}'s number of terms"), u64::MAX)?;
-        let mut lens = vec![0u8; 0];
+        let mut lens = Vec::new();
         let mut remaining = constraints;
         while remaining > 0 {
             let start = lens.len();

@@ -21,7 +21,8 @@ fn with_matrices(matrices: &Arc<ConstraintMatrices>, storage: Storage) -> Synthe
 /// (rows of hundreds of terms, and more constraints than one evaluation block).
 #[test]
 fn matrices_give_the_full_synthesis_assignment() {
-    fn check<C: Circuit<Fr> + Clone>(name: &str, circuit: C) {
+    /// Returns the matrices it recorded.
+    fn check<C: Circuit<Fr> + Clone>(name: &str, circuit: C) -> Arc<ConstraintMatrices> {
         let matrices = Arc::new(ConstraintMatrices::record(circuit.clone()).unwrap());
         assert!(matrices.num_constraints() > BLOCK_ROWS, "{name}");
         for storage in [Storage::Auto, Storage::Compact, Storage::Raw] {
@@ -39,6 +40,7 @@ fn matrices_give_the_full_synthesis_assignment() {
             assert_eq!(matrices.num_constraints(), plain.num_constraints());
             assert_eq!(matrices.num_aux(), plain.aux_assignment().len());
         }
+        matrices
     }
     check(
         "mimc",
@@ -47,13 +49,10 @@ fn matrices_give_the_full_synthesis_assignment() {
     check("bits", BitDecomposition::<Fr>::filling_domain(13, Some(9)));
     // Several pages of witness: rows evaluated while synthesis runs.
     let pages = BitDecomposition::<Fr>::filling_domain(18, Some(5));
-    let m = ConstraintMatrices::record(pages.clone()).unwrap();
+    let m = check("bits, several pages", pages);
     assert!(m.num_aux() > 2 * sluice_backend::compact::PAGE_LEN);
-    check("bits, several pages", pages);
-    let sha = Sha256Preimage::<Fr>::new(1, Some(3));
-    let m = ConstraintMatrices::record(sha.clone()).unwrap();
+    let m = check("sha256", Sha256Preimage::<Fr>::new(1, Some(3)));
     assert!(!m.rows.iter().all(|r| r.long_lens.is_empty()), "long rows");
-    check("sha256", sha);
 }
 
 /// A circuit over `blstrs::Scalar` records and synthesizes as its `Fr` twin does.
