@@ -316,6 +316,7 @@ pub(crate) const fn add_small<const N: usize>(a: [u64; N], v: u64) -> [u64; N] {
 }
 
 /// `a - v` for small `v <= a` (compile-time exponent helper).
+#[cfg(test)]
 pub(crate) const fn sub_small<const N: usize>(a: [u64; N], v: u64) -> [u64; N] {
     let mut out = a;
     let mut borrow = 0;

@@ -48,6 +48,7 @@ impl_prime_field! {
     ],
     modulus_str: "0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab",
     num_bits: 381,
+    safegcd_limbs: 7,
     r: [
         0x760900000002fffd, 0xebf4000bc40c0002, 0x5f48985753c758ba,
         0x77ce585370525745, 0x5c071a97a256ec6d, 0x15f65ec3fa80e493,

@@ -16,6 +16,7 @@ impl_prime_field! {
     modulus: [0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809a1d805, 0x73eda753299d7d48],
     modulus_str: "0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001",
     num_bits: 255,
+    safegcd_limbs: 5,
     r: [0x00000001fffffffe, 0x5884b7fa00034802, 0x998c4fefecbc4ff5, 0x1824b159acc5056f],
     r2: [0xc999e990f3f29c6d, 0x2b6cedcb87925c23, 0x05d314967254398f, 0x0748d9d99f59ff11],
     wide: [0xe3160c0321cdb9d8, 0xb77dd88dc67762c7, 0xd3858a3ce8abe60e, 0x710c0186793c5898],

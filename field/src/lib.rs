@@ -18,6 +18,7 @@ extern crate std;
 #[macro_use]
 mod macros;
 mod arith;
+mod safegcd;
 #[cfg(feature = "serde")]
 mod serde_bytes;
 

@@ -114,6 +114,7 @@ macro_rules! impl_prime_field {
         modulus: $modulus:expr,
         modulus_str: $modulus_str:literal,
         num_bits: $num_bits:literal,
+        safegcd_limbs: $l62:literal,
         r: $r:expr,
         r2: $r2:expr,
         wide: $wide:expr,
@@ -138,8 +139,9 @@ macro_rules! impl_prime_field {
             /// `2^(192 * limbs - 1) mod m`, i.e. the Montgomery form of `R/2` times `R`:
             /// weights the high half in [`crate::arith::from_wide`].
             const WIDE: [u64; $n] = $wide;
-            /// `m - 2`, the Fermat inversion exponent.
-            const INV_EXP: [u64; $n] = crate::arith::sub_small($modulus, 2);
+            /// The modulus prepared for [`crate::safegcd::invert`], in `$l62` limbs of 62 bits.
+            pub(crate) const SAFEGCD: crate::safegcd::SafegcdModulus<$l62> =
+                crate::safegcd::SafegcdModulus::new(&$modulus, $num_bits);
 
             /// Builds an element from Montgomery-form limbs without any check.
             ///
@@ -331,9 +333,15 @@ macro_rules! impl_prime_field {
                 self.add_impl(self)
             }
 
+            /// Constant time (safegcd, [`crate::safegcd`]).
             fn invert(&self) -> subtle::CtOption<Self> {
-                let inv = crate::arith::pow_public(self, &Self::INV_EXP);
-                subtle::CtOption::new(inv, !ff::Field::is_zero(self))
+                // The stored limbs a R invert as an integer to a^-1 R^-1; two products by
+                // R^2, each dividing by R, make it a^-1 R: the Montgomery form of a^-1.
+                let inv = crate::safegcd::invert(&self.0, &Self::SAFEGCD);
+                let (m, k) = (&Self::MODULUS_LIMBS, Self::INV);
+                let inv = crate::arith::mont_mul(&inv, &Self::R2_LIMBS, m, k);
+                let inv = crate::arith::mont_mul(&inv, &Self::R2_LIMBS, m, k);
+                subtle::CtOption::new(Self(inv), !ff::Field::is_zero(self))
             }
 
             fn sqrt(&self) -> subtle::CtOption<Self> {
