@@ -54,6 +54,8 @@ struct Plan {
     batch: usize,
     /// Number of point ranges per window (more than one only when windows < threads).
     chunks: usize,
+    /// The cost of one base-field inversion, in base-field multiplications.
+    inversion: usize,
 }
 
 fn threads() -> usize {
@@ -182,8 +184,14 @@ mod cost {
     pub const FULL: usize = 16;
     /// One affine addition inside a batch (5M + 1S + subtractions and bookkeeping).
     pub const BATCH_ADD: usize = 7;
-    /// One field inversion (Fermat: measured 280-540 multiplications under load).
-    pub const INV: usize = 450;
+    /// One inversion of the curve's base field (safegcd), in its multiplications: measured
+    /// 77 for Fq and 28 for Fq2, whose product costs about three of Fq's.
+    pub fn inversion(kind: sluice_field::GroupKind) -> usize {
+        match kind {
+            sluice_field::GroupKind::G1 => 77,
+            sluice_field::GroupKind::G2 => 28,
+        }
+    }
     /// Extra cost of a bucket addition once a thread's buckets outgrow [`CACHE`]: measured
     /// 7.2-7.5 per addition up to 2^14 G1 buckets (768 KiB), 10-11 beyond.
     pub const OUT_OF_CACHE: usize = 3;
@@ -191,24 +199,26 @@ mod cost {
     pub const CACHE: usize = 1 << 20;
 }
 
-/// Batch size near the minimum of `INV / b + MIXED * b / (2 * buckets)` (the inversion's
-/// share against the chance that a bucket already waits in the batch and the point
-/// overflows), rounded to a power of two.
-fn batch_size(buckets: usize) -> usize {
+/// Batch size near the minimum of `inversion / b + MIXED * b / (2 * buckets)` (the
+/// inversion's share against the chance that a bucket already waits in the batch and the
+/// point overflows), rounded to a power of two.
+fn batch_size(buckets: usize, inversion: usize) -> usize {
     let mut b = 16;
-    while b < 4096 && b * b * cost::MIXED < 2 * buckets * cost::INV {
+    while b < 4096 && b * b * cost::MIXED < 2 * buckets * inversion {
         b *= 2;
     }
     b
 }
 
 /// The cheapest plan for `terms` terms on `threads` threads by the [`cost`] model;
-/// `affine_bytes`/`jacobian_bytes` size one bucket of either kind.
+/// `affine_bytes`/`jacobian_bytes` size one bucket of either kind, `inversion` is
+/// [`cost::inversion`] of the curve.
 fn plan(
     terms: usize,
     threads: usize,
     affine_bytes: usize,
     jacobian_bytes: usize,
+    inversion: usize,
     cfg: &MsmConfig,
 ) -> Plan {
     let windows_for = |c: usize| 256usize.div_ceil(c);
@@ -220,7 +230,7 @@ fn plan(
     for c in candidates {
         let windows = windows_for(c);
         let buckets = 1usize << (c - 1);
-        let affine_batch = batch_size(buckets);
+        let affine_batch = batch_size(buckets, inversion);
         // All costs in 1/16 multiplications, so small shares do not round away.
         let penalty = |bytes: usize| {
             if buckets * bytes > cost::CACHE {
@@ -231,7 +241,7 @@ fn plan(
         };
         // Collisions only defer a point to the next batch (about one unit each).
         let affine_add = 16 * cost::BATCH_ADD
-            + 16 * cost::INV / affine_batch
+            + 16 * inversion / affine_batch
             + 16 * affine_batch / (2 * buckets)
             + penalty(affine_bytes);
         let jacobian_add = 16 * cost::MIXED + penalty(jacobian_bytes);
@@ -242,7 +252,7 @@ fn plan(
         };
         for (batch, add) in options.into_iter().flatten() {
             // Reduction: a running sum over the buckets plus the total, per window and chunk.
-            let per_bucket = match reduction_chains(buckets) {
+            let per_bucket = match reduction_chains(buckets, inversion) {
                 Some((_, per_bucket)) if batch > 0 => per_bucket,
                 _ => 16 * (cost::MIXED + cost::FULL),
             };
@@ -256,6 +266,7 @@ fn plan(
                         windows,
                         batch,
                         chunks,
+                        inversion,
                     };
                     best = Some((total, p));
                 }
@@ -267,6 +278,7 @@ fn plan(
         windows: windows_for(MIN_WINDOW),
         batch: 0,
         chunks: 1,
+        inversion,
     })
 }
 
@@ -305,12 +317,13 @@ const IN_BATCH: u8 = 2;
 const OVERFLOW: u8 = 4;
 
 /// Number of lockstep chains for the affine bucket reduction and its cost per bucket (in
-/// 1/16 multiplications), or `None` where Jacobian running sums are cheaper (few buckets). Minimises the per-bucket cost
-/// `2 * BATCH_ADD + 2 * INV / chains + 3 * FULL * chains / buckets` (two batched additions
-/// per bucket, then about three Jacobian additions per chain to combine the chains).
-fn reduction_chains(buckets: usize) -> Option<(usize, usize)> {
+/// 1/16 multiplications), or `None` where Jacobian running sums are cheaper (few buckets).
+/// Minimises the per-bucket cost `2 * BATCH_ADD + 2 * inversion / chains + 3 * FULL * chains
+/// / buckets` (two batched additions per bucket, then about three Jacobian additions per
+/// chain to combine the chains).
+fn reduction_chains(buckets: usize, inversion: usize) -> Option<(usize, usize)> {
     let cost = |s: usize| {
-        2 * cost::BATCH_ADD * 16 + 2 * cost::INV * 16 / s + 3 * cost::FULL * 16 * s / buckets
+        2 * cost::BATCH_ADD * 16 + 2 * inversion * 16 / s + 3 * cost::FULL * 16 * s / buckets
     };
     let mut s = 1;
     while 2 * s <= buckets && cost(2 * s) < cost(s) {
@@ -462,7 +475,7 @@ impl<C: MsmCurve> Scratch<C> {
         while !self.dst.is_empty() || !self.pending.is_empty() {
             self.flush(plan.batch);
         }
-        match reduction_chains(self.state.len()) {
+        match reduction_chains(self.state.len(), plan.inversion) {
             Some((chains, _)) if plan.batch > 0 => self
                 .affine_reduction(chains)
                 .add_vartime(&self.jacobian_reduction(OVERFLOW)),
@@ -624,6 +637,7 @@ pub(crate) fn msm<C: MsmCurve>(
         threads,
         core::mem::size_of::<Pt<C::Base>>(),
         core::mem::size_of::<C>(),
+        cost::inversion(<C::Affine as sluice_field::CurveAffine>::KIND),
         cfg,
     );
     #[cfg(feature = "parallel")]
@@ -687,6 +701,7 @@ mod tests {
             windows: 22,
             batch: 512,
             chunks: 1,
+            inversion: cost::inversion(sluice_field::GroupKind::G1),
         };
         let mut s = Scratch::<G1Projective>::new(&plan);
         let pts = crate::random_points::<G1Projective>(s.state.len(), &mut rng);
@@ -694,7 +709,7 @@ mod tests {
             s.buckets[b] = Pt { x: p.x(), y: p.y() };
             s.state[b] = if rng.next_u32() % 4 == 0 { 0 } else { SET };
         }
-        let (chains, _) = reduction_chains(s.state.len()).unwrap();
+        let (chains, _) = reduction_chains(s.state.len(), plan.inversion).unwrap();
         let expected = s.jacobian_reduction(SET);
         assert_eq!(
             s.affine_reduction(chains),
