@@ -170,10 +170,17 @@ macro_rules! unroll {
 }
 
 macro_rules! impl_mont {
-    ($n:literal, $rows:tt) => {
+    ($n:literal, $rows:tt $(, $fast:path)?) => {
         impl Mont for [u64; $n] {
             #[inline(always)]
             fn mont_mul(a: &Self, b: &Self, m: &Self, inv: u64) -> Self {
+                $(
+                    #[cfg(target_arch = "x86_64")]
+                    if crate::adx::available() {
+                        // SAFETY: the CPU has BMI2 and ADX.
+                        return sub_if_ge(unsafe { $fast(a, b, m, inv) }, m);
+                    }
+                )?
                 let mut t = [0u64; $n];
                 unroll!($rows, |i| {
                     // t = (t + a * b[i] + k * m) / 2^64, k chosen to clear the low limb.
@@ -192,6 +199,14 @@ macro_rules! impl_mont {
 
             #[inline(always)]
             fn mont_sqr(a: &Self, m: &Self, inv: u64) -> Self {
+                // Where the assembly product runs, it beats the portable square.
+                $(
+                    #[cfg(target_arch = "x86_64")]
+                    if crate::adx::available() {
+                        // SAFETY: the CPU has BMI2 and ADX.
+                        return sub_if_ge(unsafe { $fast(a, a, m, inv) }, m);
+                    }
+                )?
                 let mut r = [0u64; 2 * $n];
                 // Cross products a[i] * a[j], i < j.
                 unroll!($rows, |i| {
@@ -255,7 +270,7 @@ macro_rules! impl_mont {
 }
 
 impl_mont!(4, [0 1 2 3]);
-impl_mont!(6, [0 1 2 3 4 5]);
+impl_mont!(6, [0 1 2 3 4 5], crate::adx::mont_mul_6);
 
 /// `a mod m` as an element whose Montgomery form has the value of `lo + hi * 2^(64N-1)`:
 /// uniform-input reduction for `Field::random`. Requires `lo, hi < 2^(64N-1)`;

@@ -186,6 +186,16 @@ impl Field for Fq2 {
         use crate::arith::{add_raw, sub_raw, Mont};
         let m = &Fq::MODULUS_LIMBS;
         let (a0, a1) = (&self.c0.0, &self.c1.0);
+        // With Fq's product in assembly: two whole products, each with one unreduced
+        // factor below 2p and one reduced.
+        #[cfg(target_arch = "x86_64")]
+        if crate::adx::available() {
+            let product = |x: &[u64; 6], y: &Fq| Fq(crate::arith::mont_mul(x, &y.0, m, Fq::INV));
+            return Self {
+                c0: product(&add_raw(a0, a1).0, &(self.c0 - self.c1)),
+                c1: product(&add_raw(a0, a0).0, &self.c1),
+            };
+        }
         let sum = add_raw(a0, a1).0;
         let diff = sub_raw(&add_raw(a0, m).0, a1).0;
         // Both products are below 4p^2 < p * 2^384, as redc requires.

@@ -17,6 +17,8 @@ extern crate std;
 
 #[macro_use]
 mod macros;
+#[cfg(target_arch = "x86_64")]
+mod adx;
 mod arith;
 mod safegcd;
 #[cfg(feature = "serde")]

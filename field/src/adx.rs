@@ -1,0 +1,224 @@
+//! The 6-limb (Fq) Montgomery product in x86-64 assembly with `mulx`, `adcx` and `adox`:
+//! two independent carry chains per row, which the portable code cannot express (LLVM
+//! emits one `adc` chain), for about 1.4x its speed (BENCHMARKS.md#field-and-curve).
+//!
+//! Same algorithm as [`crate::arith::mont_mul`] (CIOS with the no-carry shortcut, so each
+//! row's top word fits one limb), same result. Used only where the CPU has BMI2 and ADX:
+//! checked at run time with `std`, at compile time without it.
+
+use core::arch::asm;
+
+/// Row i >= 1 of the product (`$off` = 8 i): t += a * b[i], the top word in `hi`.
+macro_rules! row {
+    ($off:literal) => {
+        concat!(
+            "xor eax, eax\n",
+            "mov rdx, qword ptr [{b} + ",
+            $off,
+            "]\n",
+            "mulx {hi}, rax, qword ptr [{a}]\n",
+            "adox {t0}, rax\n",
+            "adcx {t1}, {hi}\n",
+            "mulx {hi}, rax, qword ptr [{a} + 8]\n",
+            "adox {t1}, rax\n",
+            "adcx {t2}, {hi}\n",
+            "mulx {hi}, rax, qword ptr [{a} + 16]\n",
+            "adox {t2}, rax\n",
+            "adcx {t3}, {hi}\n",
+            "mulx {hi}, rax, qword ptr [{a} + 24]\n",
+            "adox {t3}, rax\n",
+            "adcx {t4}, {hi}\n",
+            "mulx {hi}, rax, qword ptr [{a} + 32]\n",
+            "adox {t4}, rax\n",
+            "adcx {t5}, {hi}\n",
+            "mulx {hi}, rax, qword ptr [{a} + 40]\n",
+            "adox {t5}, rax\n",
+            "mov eax, 0\n",
+            "adcx {hi}, rax\n",
+            "adox {hi}, rax\n",
+        )
+    };
+}
+
+/// One reduction step: k = t0 * inv, t = (t + k m) / 2^64 with `hi` added on top.
+macro_rules! reduce {
+    () => {
+        concat!(
+            "mov rdx, {t0}\n",
+            "imul rdx, qword ptr [{q} + 48]\n",
+            "xor eax, eax\n",
+            // The low word: t0 + lo(k m0) = 0 mod 2^64; only its carry is kept.
+            "mulx {tmp}, rax, qword ptr [{q}]\n",
+            "adcx rax, {t0}\n",
+            "mov {t0}, {tmp}\n",
+            "adcx {t0}, {t1}\n",
+            "mulx {t1}, rax, qword ptr [{q} + 8]\n",
+            "adox {t0}, rax\n",
+            "adcx {t1}, {t2}\n",
+            "mulx {t2}, rax, qword ptr [{q} + 16]\n",
+            "adox {t1}, rax\n",
+            "adcx {t2}, {t3}\n",
+            "mulx {t3}, rax, qword ptr [{q} + 24]\n",
+            "adox {t2}, rax\n",
+            "adcx {t3}, {t4}\n",
+            "mulx {t4}, rax, qword ptr [{q} + 32]\n",
+            "adox {t3}, rax\n",
+            "adcx {t4}, {t5}\n",
+            "mulx {t5}, rax, qword ptr [{q} + 40]\n",
+            "adox {t4}, rax\n",
+            "mov eax, 0\n",
+            "adcx {t5}, rax\n",
+            "adox {t5}, {hi}\n",
+        )
+    };
+}
+
+/// Whether this CPU runs [`mont_mul_6`].
+#[inline(always)]
+pub(crate) fn available() -> bool {
+    #[cfg(feature = "std")]
+    {
+        std::is_x86_feature_detected!("bmi2") && std::is_x86_feature_detected!("adx")
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        cfg!(all(target_feature = "bmi2", target_feature = "adx"))
+    }
+}
+
+/// `a * b / 2^384 mod m` for `a` below `2^383` (reduced or not), a reduced `b` and a modulus whose top limb is below
+/// `2^63 - 1`, `inv = -m^-1 mod 2^64`; the output is below `2m` (the caller subtracts `m`
+/// once where needed).
+///
+/// # Safety
+/// The CPU must have BMI2 and ADX ([`available`]).
+#[target_feature(enable = "bmi2,adx")]
+pub(crate) unsafe fn mont_mul_6(a: &[u64; 6], b: &[u64; 6], m: &[u64; 6], inv: u64) -> [u64; 6] {
+    // The modulus and `inv` side by side: the asm has no register left for another pointer.
+    let q = [m[0], m[1], m[2], m[3], m[4], m[5], inv];
+    let (t0, t1, t2, t3, t4, t5): (u64, u64, u64, u64, u64, u64);
+    // Row i: t += a * b[i] (lows on the OF chain, highs on the CF chain, the top word in
+    // `hi`); then t = (t + k m) / 2^64 with k = t0 * inv, the top word folded into t5.
+    // `xor eax, eax` clears both flags; `mov eax, 0` keeps them.
+    unsafe {
+        asm!(
+            // Row 0: t = a * b[0].
+            "xor eax, eax",
+            "mov rdx, qword ptr [{b}]",
+            "mulx {t1}, {t0}, qword ptr [{a}]",
+            "mulx {t2}, rax, qword ptr [{a} + 8]",
+            "adox {t1}, rax",
+            "mulx {t3}, rax, qword ptr [{a} + 16]",
+            "adox {t2}, rax",
+            "mulx {t4}, rax, qword ptr [{a} + 24]",
+            "adox {t3}, rax",
+            "mulx {t5}, rax, qword ptr [{a} + 32]",
+            "adox {t4}, rax",
+            "mulx {hi}, rax, qword ptr [{a} + 40]",
+            "adox {t5}, rax",
+            "mov eax, 0",
+            "adox {hi}, rax",
+            reduce!(),
+            row!(8),
+            reduce!(),
+            row!(16),
+            reduce!(),
+            row!(24),
+            reduce!(),
+            row!(32),
+            reduce!(),
+            row!(40),
+            reduce!(),
+            a = in(reg) a.as_ptr(),
+            b = in(reg) b.as_ptr(),
+            q = in(reg) q.as_ptr(),
+            t0 = out(reg) t0,
+            t1 = out(reg) t1,
+            t2 = out(reg) t2,
+            t3 = out(reg) t3,
+            t4 = out(reg) t4,
+            t5 = out(reg) t5,
+            hi = out(reg) _,
+            tmp = out(reg) _,
+            out("rax") _,
+            out("rdx") _,
+            options(pure, readonly, nostack),
+        );
+    }
+    [t0, t1, t2, t3, t4, t5]
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+    extern crate std;
+    use super::*;
+    use crate::arith::{sub_if_ge, Mont};
+    use crate::Fq;
+    use ff::Field;
+    use rand_chacha::rand_core::{RngCore, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use std::vec::Vec;
+
+    /// Reduced 6-limb values that stress the carries: 0, 1, m - 1, m - 2, m / 2, values with
+    /// all-ones limbs below the top, powers of two.
+    fn edge_limbs() -> Vec<[u64; 6]> {
+        let m = Fq::MODULUS_LIMBS;
+        let mut v = std::vec![[0; 6], [1, 0, 0, 0, 0, 0]];
+        let minus = |k: u64| {
+            let mut x = m;
+            x[0] -= k; // m's low limb is above every k used here
+            x
+        };
+        v.extend([minus(1), minus(2), minus(0xffff)]);
+        v.push([u64::MAX, u64::MAX, u64::MAX, u64::MAX, u64::MAX, m[5] - 1]);
+        let mut half = [0u64; 6];
+        for i in 0..6 {
+            half[i] = (m[i] >> 1) | if i < 5 { m[i + 1] << 63 } else { 0 };
+        }
+        v.push(half);
+        for bit in (0..381).step_by(37) {
+            let mut x = [0u64; 6];
+            x[bit / 64] = 1 << (bit % 64);
+            v.push(x);
+        }
+        v
+    }
+
+    #[test]
+    fn the_assembly_product_matches_the_portable_one() {
+        if !available() {
+            std::eprintln!("skipped: this CPU has no BMI2 / ADX");
+            return;
+        }
+        let seed = 0xad_0001;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let (m, inv) = (Fq::MODULUS_LIMBS, Fq::INV);
+        let mut values = edge_limbs();
+        values.extend((0..200).map(|_| Fq::random(&mut rng).mont_limbs()));
+        // Unreduced first factors, as the Fq2 product passes them: up to 2m - 1.
+        let mut firsts = values.clone();
+        firsts.extend(values.iter().map(|v| crate::arith::add_raw(v, &m).0));
+        for (i, a) in firsts.iter().enumerate() {
+            for (j, b) in values.iter().enumerate() {
+                // SAFETY: checked above.
+                let got = sub_if_ge(unsafe { mont_mul_6(a, b, &m, inv) }, &m);
+                let want = <[u64; 6] as Mont>::redc(Mont::mul_wide(a, b), &m, inv);
+                assert_eq!(
+                    got, want,
+                    "a = firsts[{i}], b = values[{j}], seed {seed:#x}"
+                );
+            }
+        }
+        // Long chains stay reduced (each output feeds the next product).
+        let mut x = Fq::random(&mut rng).mont_limbs();
+        let mut y = x;
+        for step in 0..10_000 {
+            let s = rng.next_u64() as usize % values.len();
+            // SAFETY: checked above.
+            x = sub_if_ge(unsafe { mont_mul_6(&x, &values[s], &m, inv) }, &m);
+            y = <[u64; 6] as Mont>::redc(Mont::mul_wide(&y, &values[s]), &m, inv);
+            assert_eq!(x, y, "step {step}, seed {seed:#x}");
+        }
+    }
+}
