@@ -153,16 +153,56 @@ mod tests {
     #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
     extern crate std;
     use super::*;
-    use crate::arith::{sub_if_ge, Mont};
+    use crate::arith::sub_if_ge;
     use crate::Fq;
     use ff::Field;
     use rand_chacha::rand_core::{RngCore, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use std::vec::Vec;
 
+    /// Schoolbook `a * b`.
+    fn wide_ref(a: &[u64; 6], b: &[u64; 6]) -> [u64; 12] {
+        let mut r = [0u64; 12];
+        for i in 0..6 {
+            let mut carry = 0u128;
+            for j in 0..6 {
+                let t = u128::from(r[i + j]) + u128::from(a[i]) * u128::from(b[j]) + carry;
+                r[i + j] = t as u64;
+                carry = t >> 64;
+            }
+            r[i + 6] = carry as u64;
+        }
+        r
+    }
+
+    /// Word-by-word Montgomery reduction with a 13th word for the carries, reduced once:
+    /// composed with [`wide_ref`], the reference for [`mont_mul_6`].
+    fn redc_ref(t: &[u64; 12], m: &[u64; 6], inv: u64) -> [u64; 6] {
+        let mut r = [0u64; 13];
+        r[..12].copy_from_slice(t);
+        for i in 0..6 {
+            let k = r[i].wrapping_mul(inv);
+            let mut carry = 0u128;
+            for j in 0..6 {
+                let s = u128::from(r[i + j]) + u128::from(k) * u128::from(m[j]) + carry;
+                r[i + j] = s as u64;
+                carry = s >> 64;
+            }
+            for word in r.iter_mut().skip(i + 6) {
+                let s = u128::from(*word) + carry;
+                *word = s as u64;
+                carry = s >> 64;
+            }
+        }
+        assert_eq!(r[12], 0, "the reduced value exceeds 2^384");
+        let mut out = [0u64; 6];
+        out.copy_from_slice(&r[6..12]);
+        sub_if_ge(out, m)
+    }
+
     /// Reduced 6-limb values that stress the carries: 0, 1, m - 1, m - 2, m / 2, values with
-    /// all-ones limbs below the top, powers of two.
-    fn edge_limbs() -> Vec<[u64; 6]> {
+    /// all-ones limbs below the top, powers of two, and seeded random elements.
+    fn values(rng: &mut ChaCha8Rng) -> Vec<[u64; 6]> {
         let m = Fq::MODULUS_LIMBS;
         let mut v = std::vec![[0; 6], [1, 0, 0, 0, 0, 0]];
         let minus = |k: u64| {
@@ -182,11 +222,12 @@ mod tests {
             x[bit / 64] = 1 << (bit % 64);
             v.push(x);
         }
+        v.extend((0..150).map(|_| Fq::random(&mut *rng).mont_limbs()));
         v
     }
 
     #[test]
-    fn the_assembly_product_matches_the_portable_one() {
+    fn the_assembly_product_matches_the_reference_arithmetic() {
         if !available() {
             std::eprintln!("skipped: this CPU has no BMI2 / ADX");
             return;
@@ -194,30 +235,27 @@ mod tests {
         let seed = 0xad_0001;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let (m, inv) = (Fq::MODULUS_LIMBS, Fq::INV);
-        let mut values = edge_limbs();
-        values.extend((0..200).map(|_| Fq::random(&mut rng).mont_limbs()));
-        // Unreduced first factors, as the Fq2 product passes them: up to 2m - 1.
+        let values = values(&mut rng);
+        // Unreduced first factors, as the Fq2 square passes them: up to 2m - 1.
         let mut firsts = values.clone();
         firsts.extend(values.iter().map(|v| crate::arith::add_raw(v, &m).0));
         for (i, a) in firsts.iter().enumerate() {
             for (j, b) in values.iter().enumerate() {
+                let ctx = || std::format!("a = firsts[{i}], b = values[{j}], seed {seed:#x}");
+                let want = redc_ref(&wide_ref(a, b), &m, inv);
                 // SAFETY: checked above.
                 let got = sub_if_ge(unsafe { mont_mul_6(a, b, &m, inv) }, &m);
-                let want = <[u64; 6] as Mont>::redc(Mont::mul_wide(a, b), &m, inv);
-                assert_eq!(
-                    got, want,
-                    "a = firsts[{i}], b = values[{j}], seed {seed:#x}"
-                );
+                assert_eq!(got, want, "{}", ctx());
             }
         }
         // Long chains stay reduced (each output feeds the next product).
         let mut x = Fq::random(&mut rng).mont_limbs();
         let mut y = x;
         for step in 0..10_000 {
-            let s = rng.next_u64() as usize % values.len();
+            let s = values[rng.next_u64() as usize % values.len()];
             // SAFETY: checked above.
-            x = sub_if_ge(unsafe { mont_mul_6(&x, &values[s], &m, inv) }, &m);
-            y = <[u64; 6] as Mont>::redc(Mont::mul_wide(&y, &values[s]), &m, inv);
+            x = sub_if_ge(unsafe { mont_mul_6(&x, &s, &m, inv) }, &m);
+            y = redc_ref(&wide_ref(&y, &s), &m, inv);
             assert_eq!(x, y, "step {step}, seed {seed:#x}");
         }
     }
