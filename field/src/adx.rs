@@ -75,9 +75,24 @@ macro_rules! reduce {
     };
 }
 
+/// Set by the tests to run the portable product on a CPU with ADX too (both give the same
+/// results, so other tests running meanwhile are unaffected).
+#[cfg(test)]
+static PORTABLE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
 /// Whether this CPU runs [`mont_mul_6`].
 #[inline(always)]
 pub(crate) fn available() -> bool {
+    #[cfg(test)]
+    if PORTABLE.load(core::sync::atomic::Ordering::Relaxed) {
+        return false;
+    }
+    cpu_has_adx()
+}
+
+/// Whether the CPU has BMI2 and ADX.
+#[inline(always)]
+fn cpu_has_adx() -> bool {
     #[cfg(feature = "std")]
     {
         std::is_x86_feature_detected!("bmi2") && std::is_x86_feature_detected!("adx")
@@ -259,8 +274,39 @@ mod tests {
     }
 
     #[test]
+    fn the_portable_product_matches_the_reference_arithmetic() {
+        // Fq's product, square and Fq2's square as a CPU without ADX runs them.
+        PORTABLE.store(true, core::sync::atomic::Ordering::Relaxed);
+        let seed = 0xad_0002;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let (m, inv) = (Fq::MODULUS_LIMBS, Fq::INV);
+        let fq = values(&m, (0..60).map(|_| Fq::random(&mut rng).mont_limbs()));
+        check("portable Fq", seed, &m, inv, &fq, |a, b| {
+            crate::arith::mont_mul(a, b, &m, inv)
+        });
+        for (i, a) in fq.iter().enumerate() {
+            let sq = crate::arith::mont_sqr(a, &m, inv);
+            assert_eq!(
+                sq,
+                reference(a, a, &m, inv),
+                "square of values[{i}], seed {seed:#x}"
+            );
+            let x = crate::Fq2 {
+                c0: Fq::from_mont_limbs_unchecked(*a),
+                c1: Fq::from_mont_limbs_unchecked(fq[(i * 7 + 3) % fq.len()]),
+            };
+            assert_eq!(
+                x.square(),
+                x * x,
+                "Fq2 square of values[{i}], seed {seed:#x}"
+            );
+        }
+        PORTABLE.store(false, core::sync::atomic::Ordering::Relaxed);
+    }
+
+    #[test]
     fn the_assembly_product_matches_the_reference_arithmetic() {
-        if !available() {
+        if !cpu_has_adx() {
             std::eprintln!("skipped: this CPU has no BMI2 / ADX");
             return;
         }
