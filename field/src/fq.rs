@@ -91,7 +91,7 @@ impl_prime_field! {
 
 impl Fq {
     /// `(p + 1) / 4`: since p ≡ 3 mod 4, `a^((p+1)/4)` is a square root of any square `a`.
-    const SQRT_EXP: [u64; 6] =
+    pub(crate) const SQRT_EXP: [u64; 6] =
         crate::arith::add_small(crate::arith::shr(Self::MODULUS_LIMBS, 2), 1);
     /// `(p - 1) / 2` (canonical limbs): the largest "non-negative" value of the ZCash rule.
     pub(crate) const HALF: [u64; 6] = crate::arith::shr(Self::MODULUS_LIMBS, 1);
@@ -106,7 +106,4 @@ impl Fq {
     pub fn lexicographically_largest(&self) -> Choice {
         crate::arith::lt(&Self::HALF, &self.to_canonical_limbs())
     }
-
-    /// `(p - 3) / 4`, for the Fq2 square root.
-    pub(crate) const P_M3_DIV4: [u64; 6] = crate::arith::shr(Self::MODULUS_LIMBS, 2);
 }

@@ -221,20 +221,25 @@ impl Field for Fq2 {
         })
     }
 
-    /// Algorithm 9 of Adj & Rodríguez-Henríquez (eprint 2012/685) for p ≡ 3 (mod 4), with
-    /// both branches computed and selected, and the result checked by squaring.
+    /// The "complex method" for p = 3 mod 4: with s = sqrt(a0^2 + a1^2) in Fq (the norm of
+    /// a square is a square) and y = d^((p+1)/4) for d = (a0 + s)/2, the root is
+    /// y + a1/(2y) u where y^2 = d, and a1/(2y) + y u where d is a non-square (then
+    /// y^2 = -d). Two Fq exponentiations and one inversion, every case selected in constant
+    /// time, the result checked by squaring (which rejects non-squares).
     fn sqrt(&self) -> CtOption<Self> {
-        let a1 = crate::arith::pow_public(self, &Fq::P_M3_DIV4);
-        let alpha = a1.square() * self;
-        let x0 = a1 * self;
-        let minus_one = -Self::ONE;
-        // alpha == -1: the root is u * x0.
-        let x_u = Self {
-            c0: -x0.c1,
-            c1: x0.c0,
+        use ff::PrimeField;
+        let (a0, a1) = (self.c0, self.c1);
+        let s = crate::arith::pow_public(&(a0.square() + a1.square()), &Fq::SQRT_EXP);
+        let plus = (a0 + s) * Fq::TWO_INV;
+        // d = 0 only where a1 = 0 and s = -a0; (a0 - s)/2 = a0 is the right d there.
+        let d = Fq::conditional_select(&plus, &((a0 - s) * Fq::TWO_INV), plus.is_zero());
+        let y = crate::arith::pow_public(&d, &Fq::SQRT_EXP);
+        let other = a1 * y.double().invert().unwrap_or(Fq::ZERO);
+        let y_is_root = y.square().ct_eq(&d);
+        let x = Self {
+            c0: Fq::conditional_select(&other, &y, y_is_root),
+            c1: Fq::conditional_select(&y, &other, y_is_root),
         };
-        let b = crate::arith::pow_public(&(alpha + Self::ONE), &Fq::HALF);
-        let x = Self::conditional_select(&(b * x0), &x_u, alpha.ct_eq(&minus_one));
         CtOption::new(x, x.square().ct_eq(self))
     }
 
@@ -288,5 +293,70 @@ impl From<blst::blst_fp2> for Fq2 {
             c0: v.fp[0].into(),
             c1: v.fp[1].into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use rand_chacha::rand_core::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// The square root's cases: a1 = 0 with a0 a square or not (the root then in Fq or in
+    /// Fq u, and (a0 + s)/2 possibly zero), a0 = 0, zero, and random squares and
+    /// non-squares.
+    #[test]
+    fn square_roots_of_every_case() {
+        let seed = 0xf2_5127;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let fq = |v: u64| Fq::from_u64(v);
+        let mut cases = std::vec![Fq2::ZERO, Fq2::ONE, -Fq2::ONE];
+        for v in [2u64, 3, 4, 5, 7, 9, 11] {
+            for (c0, c1) in [
+                (fq(v), Fq::ZERO),
+                (-fq(v), Fq::ZERO),
+                (Fq::ZERO, fq(v)),
+                (Fq::ZERO, -fq(v)),
+            ] {
+                cases.push(Fq2 { c0, c1 });
+            }
+        }
+        for _ in 0..200 {
+            let x = Fq2::random(&mut rng);
+            cases.extend([
+                x,
+                x.square(),
+                Fq2 {
+                    c0: x.c0,
+                    c1: Fq::ZERO,
+                }
+                .square(),
+            ]);
+        }
+        let (mut roots, mut none) = (0, 0);
+        for (i, a) in cases.iter().enumerate() {
+            match Option::<Fq2>::from(a.sqrt()) {
+                Some(r) => {
+                    assert_eq!(r.square(), *a, "case {i}: {a:?}, seed {seed:#x}");
+                    roots += 1;
+                }
+                None => {
+                    // Not a square: its norm's Legendre symbol is -1.
+                    let norm = a.c0.square() + a.c1.square();
+                    let legendre = crate::arith::pow_public(&norm, &Fq::HALF);
+                    assert_eq!(
+                        legendre,
+                        -Fq::ONE,
+                        "case {i}: {a:?} has a root, seed {seed:#x}"
+                    );
+                    none += 1;
+                }
+            }
+        }
+        assert!(
+            roots > 400 && none > 50,
+            "{roots} roots, {none} non-squares"
+        );
     }
 }
