@@ -185,7 +185,9 @@ mod cost {
     /// One affine addition inside a batch (5M + 1S + subtractions and bookkeeping).
     pub const BATCH_ADD: usize = 7;
     /// One inversion of the curve's base field (safegcd), in its multiplications: measured
-    /// 77 for Fq and 28 for Fq2, whose product costs about three of Fq's.
+    /// 77 for Fq against the portable Fq product (about 100 against the assembly one, which
+    /// was not measured as a model input) and 28 for Fq2, whose product costs about three of
+    /// Fq's.
     pub fn inversion(kind: sluice_field::GroupKind) -> usize {
         match kind {
             sluice_field::GroupKind::G1 => 77,
