@@ -6,7 +6,7 @@
 //! of its group and relies on the [`PlainLimbs`] layout, which only these two groups are
 //! known to have.
 
-use crate::{Fq, Fq2, Fr, G1Affine, G1Projective, G2Affine, G2Projective, PlainLimbs};
+use crate::{DecodeError, Fq, Fq2, Fr, G1Affine, G1Projective, G2Affine, G2Projective, PlainLimbs};
 
 mod sealed {
     /// Implemented for G1 and G2 only.
@@ -61,11 +61,21 @@ pub trait CurveAffine:
     type Group: CurveGroup<Affine = Self>;
     /// Which group this is.
     const KIND: GroupKind;
+    /// Bytes of the uncompressed encoding (96 for G1, 192 for G2).
+    const UNCOMPRESSED_BYTES: usize;
+
+    /// Decodes an uncompressed encoding as parameter files hold their bases: flags,
+    /// canonical coordinates and the curve equation, not the subgroup (see
+    /// [`G1Affine::decode_uncompressed_on_curve`]).
+    ///
+    /// # Errors
+    /// [`DecodeError`] naming the first check that failed.
+    fn decode_uncompressed_on_curve(bytes: &[u8]) -> Result<Self, DecodeError>;
 }
 
 /// Implements both traits for one group by delegating to its own methods.
 macro_rules! impl_curve_group {
-    ($proj:ty, $affine:ty, $base:ty, $kind:expr) => {
+    ($proj:ty, $affine:ty, $base:ty, $kind:expr, $ulen:expr) => {
         impl sealed::Sealed for $proj {}
         impl sealed::Sealed for $affine {}
 
@@ -98,9 +108,14 @@ macro_rules! impl_curve_group {
         impl CurveAffine for $affine {
             type Group = $proj;
             const KIND: GroupKind = $kind;
+            const UNCOMPRESSED_BYTES: usize = $ulen;
+
+            fn decode_uncompressed_on_curve(bytes: &[u8]) -> Result<Self, DecodeError> {
+                <$affine>::decode_uncompressed_on_curve(bytes)
+            }
         }
     };
 }
 
-impl_curve_group!(G1Projective, G1Affine, Fq, GroupKind::G1);
-impl_curve_group!(G2Projective, G2Affine, Fq2, GroupKind::G2);
+impl_curve_group!(G1Projective, G1Affine, Fq, GroupKind::G1, 96);
+impl_curve_group!(G2Projective, G2Affine, Fq2, GroupKind::G2, 192);

@@ -140,17 +140,38 @@ pub(crate) fn decode_uncompressed<F: CurveField>(
     bytes: &[u8],
     checked: bool,
 ) -> Result<Affine<F>, DecodeError> {
-    if read_flags(bytes, 2 * F::BYTES, false)?.is_none() {
+    if checked {
+        return check_subgroup(decode_uncompressed_on_curve(bytes)?, true);
+    }
+    match read_uncompressed(bytes)? {
+        Some(p) => Ok(p),
+        None => Ok(Affine::IDENTITY),
+    }
+}
+
+/// Decodes an uncompressed point with the curve-equation check but not the subgroup's.
+pub(crate) fn decode_uncompressed_on_curve<F: CurveField>(
+    bytes: &[u8],
+) -> Result<Affine<F>, DecodeError> {
+    let Some(p) = read_uncompressed::<F>(bytes)? else {
         return Ok(Affine::IDENTITY);
+    };
+    // (0, 0) without the infinity flag is not an encoding of anything.
+    if !bool::from(p.is_on_curve() & !p.is_identity()) {
+        return Err(DecodeError::NotOnCurve);
+    }
+    Ok(p)
+}
+
+/// The flags and the two canonical coordinates of an uncompressed encoding; `None` for the
+/// flagged identity.
+fn read_uncompressed<F: CurveField>(bytes: &[u8]) -> Result<Option<Affine<F>>, DecodeError> {
+    if read_flags(bytes, 2 * F::BYTES, false)?.is_none() {
+        return Ok(None);
     }
     let x = read_coordinate(&bytes[..F::BYTES], true)?;
     let y = read_coordinate(&bytes[F::BYTES..], false)?;
-    let p = Affine { x, y };
-    // (0, 0) without the infinity flag is not an encoding of anything.
-    if checked && !bool::from(p.is_on_curve() & !p.is_identity()) {
-        return Err(DecodeError::NotOnCurve);
-    }
-    check_subgroup(p, checked)
+    Ok(Some(Affine { x, y }))
 }
 
 /// The `CtOption` face of a decoding result (`dummy` fills the none case).

@@ -333,7 +333,7 @@ macro_rules! impl_prime_field {
                 self.add_impl(self)
             }
 
-            /// Constant time (safegcd, [`crate::safegcd`]).
+            /// Constant time (Bernstein and Yang's safegcd, in the crate's `safegcd` module).
             fn invert(&self) -> subtle::CtOption<Self> {
                 // The stored limbs a R invert as an integer to a^-1 R^-1; two products by
                 // R^2, each dividing by R, make it a^-1 R: the Montgomery form of a^-1.

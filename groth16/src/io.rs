@@ -47,15 +47,11 @@ macro_rules! impl_file_point {
             const UNCOMPRESSED: usize = $size;
             const GROUP: &'static str = $group;
             fn decode_uncompressed(bytes: &[u8], checked: bool) -> Result<Self, DecodeError> {
-                let p = <$t>::decode_uncompressed(bytes, checked)?;
-                // The field's unchecked decoding skips the curve equation too; (0, 0) without
-                // the infinity flag decodes as the identity there but encodes nothing.
-                let flagged_identity = bytes[0] & INFINITY_FLAG != 0;
-                if !checked && !flagged_identity && !bool::from(p.is_on_curve() & !p.is_identity())
-                {
-                    return Err(DecodeError::NotOnCurve);
+                if checked {
+                    <$t>::decode_uncompressed(bytes, true)
+                } else {
+                    <$t>::decode_uncompressed_on_curve(bytes)
                 }
-                Ok(p)
             }
             fn write_uncompressed(&self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_uncompressed());
@@ -69,11 +65,8 @@ macro_rules! impl_file_point {
 impl_file_point!(G1Affine, 96, "G1");
 impl_file_point!(G2Affine, 192, "G2");
 
-/// The infinity flag of the first byte of an encoding (ZCash's format).
-const INFINITY_FLAG: u8 = 0x40;
-
 /// The name of item `index` of a section, e.g. `h[17]`.
-fn item_name(section: &str, index: Option<usize>) -> String {
+pub(crate) fn item_name(section: &str, index: Option<usize>) -> String {
     match index {
         Some(i) => format!("{section}[{i}]"),
         None => section.to_owned(),

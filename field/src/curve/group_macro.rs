@@ -134,6 +134,14 @@ macro_rules! impl_group {
                 $crate::encoding::decode_compressed(bytes, true).map(Self)
             }
 
+            #[doc = concat!("Decodes an uncompressed point from a slice (", stringify!($ulen), " bytes) as parameter files hold their bases: valid flags, canonical coordinates and the curve equation, not the subgroup (bellperson's unchecked reads skip that check alone, the costly one). The flagged identity decodes; `(0, 0)` without the flag does not.")]
+            ///
+            /// # Errors
+            /// [`DecodeError`](crate::DecodeError) naming the first check that failed.
+            pub fn decode_uncompressed_on_curve(bytes: &[u8]) -> Result<Self, $crate::DecodeError> {
+                $crate::encoding::decode_uncompressed_on_curve(bytes).map(Self)
+            }
+
             #[doc = concat!("Decodes an uncompressed point from a slice (", stringify!($ulen), " bytes); `checked` adds the curve-equation and subgroup checks.")]
             ///
             /// # Errors
