@@ -110,6 +110,13 @@ pub struct OpenClConfig {
     /// (few or small scalars). Off by default: the prover's memory planning counts bases
     /// at their plain size.
     pub shifted_bases: bool,
+    /// Decode parameter files' points on the devices
+    /// ([`upload_bases_encoded`](sluice_backend::ComputeBackend::upload_bases_encoded)), so
+    /// the host only copies bytes: `None` (the default) where every device is a GPU. A CPU
+    /// driver's device is the host's own cores, where the host's decoder ran about 2.6x
+    /// faster than the kernel on PoCL (BENCHMARKS.md#field-and-curve); tests force it on
+    /// to cover the kernel on PoCL.
+    pub device_decode: Option<bool>,
     /// Every tuning knob, by default what the backend was measured fastest with.
     pub tuning: OpenClTuning,
 }
@@ -126,6 +133,7 @@ impl Default for OpenClConfig {
             tracker: None,
             pinned_staging: None,
             shifted_bases: false,
+            device_decode: None,
             tuning: OpenClTuning::default(),
         }
     }
@@ -180,6 +188,8 @@ pub struct OpenClBackend {
     tracker: MemoryTracker,
     /// [`OpenClConfig::shifted_bases`].
     shifted_bases: bool,
+    /// [`OpenClConfig::device_decode`], resolved.
+    device_decode: bool,
     msm_tuning: MsmTuning,
     ntt: Ntt,
 }
@@ -227,11 +237,12 @@ impl OpenClBackend {
         for d in &devices {
             log::info!("OpenCL backend on {}", d.info);
         }
+        let all_gpus = devices.iter().all(|d| d.info.is_gpu);
         let names: Vec<&str> = devices.iter().map(|d| d.info.name.as_str()).collect();
         let info = BackendInfo {
             name: format!("opencl ({})", names.join(" + ")),
             // A CPU driver such as PoCL is no accelerator.
-            accelerator: devices.iter().all(|d| d.info.is_gpu),
+            accelerator: all_gpus,
             // Kernels and device copies are queued in order; uploads, downloads and MSM
             // results wait for what they need.
             queues_work: true,
@@ -245,6 +256,7 @@ impl OpenClBackend {
             devices,
             tracker: config.tracker.unwrap_or_default(),
             shifted_bases: config.shifted_bases,
+            device_decode: config.device_decode.unwrap_or(all_gpus),
             msm_tuning: tuning.msm,
             ntt: Ntt::new(tuning.ntt),
         })
@@ -523,6 +535,19 @@ impl ComputeBackend for OpenClBackend {
         bases: &[A],
     ) -> Result<OpenClBases<A>, BackendError> {
         self.msm().upload_bases(name, bases)
+    }
+
+    /// Decoded on the devices where [`OpenClConfig::device_decode`] says so: the host copies
+    /// the file's bytes and nothing more. Elsewhere `None`: the caller decodes on the host.
+    fn upload_bases_encoded<A: CurveAffine>(
+        &self,
+        name: &str,
+        encoded: &[u8],
+    ) -> Result<Option<OpenClBases<A>>, BackendError> {
+        if !self.device_decode {
+            return Ok(None);
+        }
+        self.msm().upload_bases_encoded(name, encoded).map(Some)
     }
 
     fn msm_vartime<A: CurveAffine>(

@@ -17,6 +17,7 @@ const EC: &str = include_str!("../kernels/ec.cl");
 const MSM: &str = include_str!("../kernels/msm.cl");
 const FR_OPS: &str = include_str!("../kernels/fr.cl");
 const COMPACT: &str = include_str!("../kernels/compact.cl");
+const DECODE: &str = include_str!("../kernels/decode.cl");
 
 /// Out-of-line Fq multiplications for the MSM programs: smaller kernels with fewer
 /// registers, which build several times faster and run faster on an H200
@@ -187,8 +188,11 @@ fn push_scalar_defines(s: &mut String) {
 }
 
 fn push_curve(s: &mut String, field: &str, point: &str) {
-    s.push_str(&EC.replace("PFIELD", field).replace("POINT", point));
-    s.push_str(&MSM.replace("PFIELD", field).replace("POINT", point));
+    let fq_per_coord = if field == "Fq" { 1 } else { 2 };
+    let _ = writeln!(s, "#define {point}_FQ_PER_COORD {fq_per_coord}");
+    for template in [EC, MSM, DECODE] {
+        s.push_str(&template.replace("PFIELD", field).replace("POINT", point));
+    }
 }
 
 #[cfg(test)]

@@ -9,11 +9,13 @@ pub(crate) use crate::test_support::{backend_or_skip as backend_with, test_devic
 use crate::{DeviceSelector, OpenClBackend, OpenClConfig};
 
 /// The process-wide backend on the test device (its programs build once for all tests).
+/// This and the shared backends below decode bases on the device, forced on: PoCL would not.
 pub(crate) fn backend() -> Option<&'static OpenClBackend> {
     static B: OnceLock<Option<OpenClBackend>> = OnceLock::new();
     B.get_or_init(|| {
         backend_with(OpenClConfig {
             devices: DeviceSelector::Index(test_device()),
+            device_decode: Some(true),
             ..OpenClConfig::default()
         })
     })
@@ -38,6 +40,7 @@ pub(crate) fn split_backend() -> Option<&'static OpenClBackend> {
         backend_with(OpenClConfig {
             devices: DeviceSelector::Indices(vec![test_device(); 2]),
             max_chunk_bytes: Some(SPLIT_CHUNK_BYTES),
+            device_decode: Some(true),
             ..OpenClConfig::default()
         })
     })
@@ -57,6 +60,7 @@ pub(crate) fn shifted_backend(split: bool) -> Option<&'static OpenClBackend> {
                 },
                 max_chunk_bytes: split.then_some(SPLIT_CHUNK_BYTES),
                 shifted_bases: true,
+                device_decode: Some(true),
                 ..OpenClConfig::default()
             })
         })

@@ -1,6 +1,6 @@
-//! Argument checks every backend shares, written once: lengths, ranges and segments.
+//! Argument checks every backend shares, written once: lengths, ranges, segments and encodings.
 
-use crate::BackendError;
+use crate::{BackendError, BaseDefect, CurveAffine};
 
 /// `Ok` when two lengths agree, else [`BackendError::LengthMismatch`] naming `what`.
 pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), BackendError> {
@@ -57,6 +57,31 @@ pub fn check_pow2_segment(what: &str, len: usize, segment: usize) -> Result<(), 
     }
 }
 
+/// The number of uncompressed encodings of group `A` in `encoded`
+/// ([`ComputeBackend::upload_bases_encoded`](crate::ComputeBackend::upload_bases_encoded)), or an error naming `what` unless it is whole
+/// encodings.
+pub fn encoded_len<A: CurveAffine>(what: &str, encoded: &[u8]) -> Result<usize, BackendError> {
+    let size = A::UNCOMPRESSED_BYTES;
+    if encoded.len() % size != 0 {
+        return Err(BackendError::InvalidInput(format!(
+            "`{what}`: {} bytes are not whole {size}-byte encodings",
+            encoded.len()
+        )));
+    }
+    Ok(encoded.len() / size)
+}
+
+/// Decodes one uncompressed encoding as a base of group `A`
+/// ([`ComputeBackend::upload_bases_encoded`](crate::ComputeBackend::upload_bases_encoded)),
+/// or says what is wrong with it: the reference every backend's decoder must agree with.
+pub fn decode_base<A: CurveAffine>(encoding: &[u8]) -> Result<A, BaseDefect> {
+    let p = A::decode_uncompressed_on_curve(encoding).map_err(BaseDefect::Decode)?;
+    if <A::Group as sluice_field::CurveGroup>::affine_is_identity(&p) {
+        return Err(BaseDefect::Identity);
+    }
+    Ok(p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +131,27 @@ mod tests {
                 got: 4
             })
         ));
+    }
+
+    #[test]
+    fn encoded_bases_decode_or_name_their_defect() {
+        use sluice_field::{DecodeError, G1Affine, G1Projective, G2Affine};
+        let g1 = (G1Projective::generator() * sluice_field::Fr::from(5u64)).to_affine();
+        let mut e = g1.to_uncompressed().as_ref().to_vec();
+        assert_eq!(decode_base::<G1Affine>(&e), Ok(g1));
+        assert_eq!(encoded_len::<G1Affine>("b", &e).unwrap(), 1);
+        assert!(encoded_len::<G1Affine>("b", &e[1..]).is_err());
+        e[95] ^= 1;
+        assert_eq!(
+            decode_base::<G1Affine>(&e),
+            Err(BaseDefect::Decode(DecodeError::NotOnCurve))
+        );
+        let identity = G2Affine::identity();
+        let e = identity.to_uncompressed().as_ref().to_vec();
+        assert_eq!(decode_base::<G2Affine>(&e), Err(BaseDefect::Identity));
+        assert_eq!(
+            encoded_len::<G2Affine>("b", &[e.clone(), e].concat()).unwrap(),
+            2
+        );
     }
 }

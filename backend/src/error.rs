@@ -1,5 +1,7 @@
 //! The one error type every backend operation returns.
 
+use sluice_field::DecodeError;
+
 use crate::memory::MemoryKind;
 
 /// Why a backend operation failed.
@@ -46,6 +48,19 @@ pub enum BackendError {
     /// The operation or argument is valid but this backend does not support it.
     #[error("unsupported by this backend: {0}")]
     Unsupported(String),
+    /// A base given in its file encoding ([`ComputeBackend::upload_bases_encoded`]) is not a
+    /// point the bases may hold; `index` is the first such, counted from the slice's start.
+    ///
+    /// [`ComputeBackend::upload_bases_encoded`]: crate::ComputeBackend::upload_bases_encoded
+    #[error("base {index} of `{what}` is invalid: {defect}")]
+    InvalidBase {
+        /// The name of the upload.
+        what: String,
+        /// The index of the first invalid base.
+        index: usize,
+        /// What is wrong with it.
+        defect: BaseDefect,
+    },
     /// The driver (OpenCL) reported an error.
     #[error("driver error {code}: {message}{}", build_log.as_deref().map(|l| format!("\nbuild log:\n{l}")).unwrap_or_default())]
     Driver {
@@ -71,4 +86,16 @@ impl From<sluice_field::DensityError> for BackendError {
             other => BackendError::InvalidInput(other.to_string()),
         }
     }
+}
+
+/// Why an encoded base was refused ([`BackendError::InvalidBase`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum BaseDefect {
+    /// The encoding does not decode to a point on the curve (flags, a coordinate out of
+    /// range, or the curve equation).
+    #[error("{0}")]
+    Decode(DecodeError),
+    /// The encoding is the point at infinity, which no base may be.
+    #[error("the point at infinity")]
+    Identity,
 }

@@ -22,9 +22,11 @@ mod memory;
 
 use std::sync::Arc;
 
-pub use check::{check_len, check_pow2_segment, check_range, check_segment};
+pub use check::{
+    check_len, check_pow2_segment, check_range, check_segment, decode_base, encoded_len,
+};
 pub use compact::{CompactConfig, CompactVec, HostBudget, Storage};
-pub use error::BackendError;
+pub use error::{BackendError, BaseDefect};
 use ff::Field;
 pub use host_vec::{FrVec, HeapLender, HostAllocator, LentMemory};
 pub use memory::{
@@ -304,6 +306,28 @@ pub trait ComputeBackend: Send + Sync {
         name: &str,
         bases: &[A],
     ) -> Result<Self::Bases<A>, BackendError>;
+
+    /// Makes bases of group `A` resident from their uncompressed encodings, as bellperson's
+    /// parameter files hold them (`A::UNCOMPRESSED_BYTES` each, big-endian coordinates with
+    /// ZCash's flags), decoding them itself: on a GPU the host then only copies bytes, and
+    /// never holds the decoded points. Each base is checked as an unchecked parameter read
+    /// checks it: flags, canonical coordinates, the curve equation, not
+    /// the identity; not the subgroup ([`decode_base`] is the reference).
+    ///
+    /// `Ok(None)` (the default) means the backend has no decoder of its own: the caller
+    /// decodes on the host and calls [`upload_bases`](Self::upload_bases).
+    ///
+    /// # Errors
+    /// [`BackendError::InvalidBase`] naming the first invalid base;
+    /// [`BackendError::LengthMismatch`] if `encoded` is not whole encodings.
+    fn upload_bases_encoded<A: CurveAffine>(
+        &self,
+        name: &str,
+        encoded: &[u8],
+    ) -> Result<Option<Self::Bases<A>>, BackendError> {
+        let _ = (name, encoded);
+        Ok(None)
+    }
 
     /// `sum_i scalars[i] * bases[skip + i]` over the bases' group.
     ///

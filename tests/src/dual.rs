@@ -1,12 +1,13 @@
 //! A backend that runs two backends side by side and compares them after every operation,
 //! so a whole proof can run under it and the first divergence is caught where it happens.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use ff::Field;
 use sluice_backend::{
-    BackendError, BackendInfo, Buffer, ComputeBackend, CurveAffine, Density, Fr, HostAllocator,
-    MemoryInfo, MemoryTracker, NttOrder, Scalars, Transform,
+    decode_base, encoded_len, BackendError, BackendInfo, Buffer, ComputeBackend, CurveAffine,
+    Density, Fr, HostAllocator, MemoryInfo, MemoryTracker, NttOrder, Scalars, Transform,
 };
 
 /// Runs every operation on `primary` and `secondary` and compares the results.
@@ -19,6 +20,8 @@ pub struct Dual<P, S> {
     info: BackendInfo,
     primary: P,
     secondary: S,
+    /// Uploads a backend's own decoder took part in (see [`Dual::decoded_uploads`]).
+    decoded_uploads: AtomicUsize,
 }
 
 /// A scalar buffer held by both backends.
@@ -66,7 +69,14 @@ impl<P: ComputeBackend, S: ComputeBackend> Dual<P, S> {
             info,
             primary,
             secondary,
+            decoded_uploads: AtomicUsize::new(0),
         }
+    }
+
+    /// How many uploads of encoded bases either backend decoded itself: what shows that a
+    /// caller's uploads reached the backends' decoders at all.
+    pub fn decoded_uploads(&self) -> usize {
+        self.decoded_uploads.load(Ordering::Relaxed)
     }
 
     /// Both buffers' full contents must agree.
@@ -277,6 +287,49 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
         })
     }
 
+    /// Each side decodes with its own decoder where it has one, else takes the host's
+    /// decoding; the two must accept the same bases, or refuse them with the same error.
+    fn upload_bases_encoded<A: CurveAffine>(
+        &self,
+        name: &str,
+        encoded: &[u8],
+    ) -> Result<Option<Self::Bases<A>>, BackendError> {
+        let p = self.primary.upload_bases_encoded::<A>(name, encoded);
+        let s = self.secondary.upload_bases_encoded::<A>(name, encoded);
+        if matches!((&p, &s), (Ok(None), Ok(None))) {
+            return Ok(None);
+        }
+        self.decoded_uploads.fetch_add(1, Ordering::Relaxed);
+        let p = p.and_then(|b| match b {
+            Some(b) => Ok(b),
+            None => self
+                .primary
+                .upload_bases(name, &host_decoded::<A>(name, encoded)?),
+        });
+        let s = s.and_then(|b| match b {
+            Some(b) => Ok(b),
+            None => self
+                .secondary
+                .upload_bases(name, &host_decoded::<A>(name, encoded)?),
+        });
+        match (p, s) {
+            (Ok(primary), Ok(secondary)) => Ok(Some(DualBases {
+                name: name.to_owned(),
+                primary,
+                secondary,
+            })),
+            (Err(p), Err(s)) => {
+                self.agree("upload_bases_encoded", p.to_string(), s.to_string());
+                Err(p)
+            }
+            (p, s) => panic!(
+                "dual backend divergence in upload_bases_encoded of `{name}`: {:?} vs {:?}",
+                p.err(),
+                s.err()
+            ),
+        }
+    }
+
     fn msm_vartime<A: CurveAffine>(
         &self,
         bases: &Self::Bases<A>,
@@ -302,4 +355,21 @@ fn split<'a, P: ComputeBackend, S: ComputeBackend>(
         Scalars::Buffer(b) => (Scalars::Buffer(&b.primary), Scalars::Buffer(&b.secondary)),
         Scalars::Owned(b) => (Scalars::Owned(b.primary), Scalars::Owned(b.secondary)),
     }
+}
+
+/// The host's reference decoding of `encoded` ([`decode_base`]), refusing at the first
+/// invalid base as a backend's decoder does.
+fn host_decoded<A: CurveAffine>(name: &str, encoded: &[u8]) -> Result<Vec<A>, BackendError> {
+    encoded_len::<A>(name, encoded)?;
+    encoded
+        .chunks_exact(A::UNCOMPRESSED_BYTES)
+        .enumerate()
+        .map(|(index, e)| {
+            decode_base::<A>(e).map_err(|defect| BackendError::InvalidBase {
+                what: name.to_owned(),
+                index,
+                defect,
+            })
+        })
+        .collect()
 }

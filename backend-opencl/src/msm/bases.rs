@@ -60,16 +60,39 @@ pub(super) fn upload<A: GpuCurve>(
     name: &str,
     bases: &[A],
 ) -> Result<OpenClBases<A>, BackendError> {
-    let d = devices.len();
+    let parts = write_parts::<A>(devices, tracker, name, as_words(bases))?;
+    finish_upload(devices, tracker, shifted, name, parts)
+}
+
+/// `words` (whole points of `A::WORDS` words) split evenly across `devices`, each part
+/// written to a buffer of its device; with each part, the index of its first point.
+pub(super) fn write_parts<A: GpuCurve>(
+    devices: &[DeviceCtx],
+    tracker: &MemoryTracker,
+    name: &str,
+    words: &[u32],
+) -> Result<Vec<(Chunked, usize)>, BackendError> {
+    let (d, len) = (devices.len(), words.len() / A::WORDS);
     let mut parts = Vec::with_capacity(d);
-    let mut starts = Vec::with_capacity(d);
     for (i, ctx) in devices.iter().enumerate() {
-        let (start, end) = (bases.len() * i / d, bases.len() * (i + 1) / d);
+        let (start, end) = (len * i / d, len * (i + 1) / d);
         let part = Chunked::alloc(ctx, i, tracker, name, end - start, A::WORDS)?;
-        part.write(ctx, 0, as_words(&bases[start..end]))?;
-        parts.push(part);
-        starts.push(start);
+        part.write(ctx, 0, &words[start * A::WORDS..end * A::WORDS])?;
+        parts.push((part, start));
     }
+    Ok(parts)
+}
+
+/// The bases of `parts`, with the shifted table where `shifted`.
+pub(super) fn finish_upload<A: GpuCurve>(
+    devices: &[DeviceCtx],
+    tracker: &MemoryTracker,
+    shifted: Option<&MsmTuning>,
+    name: &str,
+    parts: Vec<(Chunked, usize)>,
+) -> Result<OpenClBases<A>, BackendError> {
+    let len = parts.iter().map(|(p, _)| p.len).sum();
+    let (parts, starts): (Vec<Chunked>, Vec<usize>) = parts.into_iter().unzip();
     let shifted = match shifted {
         Some(tuning) => Some(ShiftedTable::new::<A>(
             devices, tracker, tuning, name, &parts,
@@ -79,7 +102,7 @@ pub(super) fn upload<A: GpuCurve>(
     Ok(OpenClBases {
         parts,
         starts,
-        len: bases.len(),
+        len,
         shifted,
         _affine: PhantomData,
     })

@@ -1,10 +1,13 @@
 //! Multi-scalar multiplication on the device(s): bases resident and split across devices
-//! ([`bases`]), scalars prepared on the device that uses them ([`scalars`]), launches
+//! ([`bases`]), or decoded there from parameter files' bytes ([`decode`]), scalars prepared on the device that uses them ([`scalars`]), launches
 //! shaped by a cost model ([`plan`]) and queued phase by phase ([`launch`]), one per
 //! (device, bases chunk, plan), their sums added on the host ([`finish`]).
 
 mod bases;
 mod curve;
+mod decode;
+#[cfg(test)]
+mod decode_tests;
 mod finish;
 mod launch;
 mod plan;
@@ -45,6 +48,17 @@ impl Msm<'_> {
     ) -> Result<OpenClBases<A>, BackendError> {
         let shifted = self.shifted_bases.then_some(self.tuning);
         bases::upload(self.devices, self.tracker, shifted, name, bases)
+    }
+
+    /// Makes bases resident from their uncompressed encodings, decoded on the devices (see
+    /// [`ComputeBackend::upload_bases_encoded`](sluice_backend::ComputeBackend::upload_bases_encoded)).
+    pub(crate) fn upload_bases_encoded<A: GpuCurve>(
+        &self,
+        name: &str,
+        encoded: &[u8],
+    ) -> Result<OpenClBases<A>, BackendError> {
+        let shifted = self.shifted_bases.then_some(self.tuning);
+        decode::upload_encoded(self.devices, self.tracker, shifted, name, encoded)
     }
 
     /// `sum_k scalars[var_k] * bases[skip + k]` (see
