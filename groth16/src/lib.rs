@@ -50,8 +50,8 @@ pub use prover::{
 };
 pub use sluice_backend::{CompactVec, Storage};
 pub use source::{
-    Bases, G1Query, HostParameters, MappedParameters, ParameterInfo, ParameterSource, QueryLengths,
-    ResidentParameters,
+    Bases, EncodedPoints, G1Query, HostParameters, MappedParameters, ParameterInfo,
+    ParameterSource, QueryLengths, ResidentParameters,
 };
 pub use streaming::{compute_h_streaming, compute_h_two_vectors, HostVector, StreamingPlan};
 pub use verifier::{

@@ -7,11 +7,11 @@ use std::ops::{Deref, Range};
 use std::path::Path;
 
 use memmap2::Mmap;
-use sluice_backend::{BackendError, ComputeBackend};
+use sluice_backend::{BackendError, BaseDefect, ComputeBackend, CurveAffine};
 use sluice_field::{G1Affine, G2Affine};
 
 use crate::io::{
-    decode_points, report_decoded, section_length, section_point, truncated, FilePoint,
+    decode_points, item_name, report_decoded, section_length, section_point, truncated, FilePoint,
     OffsetReader, BATCH,
 };
 use crate::params::{Parameters, VerifyingKey};
@@ -139,6 +139,17 @@ fn slice_range<'a, T: Clone>(
     })
 }
 
+/// Points as a parameter file stores them (uncompressed encodings, back to back), and the
+/// file offset of the first: what a backend with a decoder of its own takes
+/// ([`ComputeBackend::upload_bases_encoded`]).
+#[derive(Clone, Copy, Debug)]
+pub struct EncodedPoints<'a> {
+    /// The encodings.
+    pub bytes: &'a [u8],
+    /// The byte offset of the first in the file, for errors.
+    pub offset: u64,
+}
+
 /// Parameters whose points live on the host (in memory or in a mapped file): a
 /// [`ParameterSource`] for every backend, uploading each query when the prover needs it.
 pub trait HostParameters: ParameterInfo {
@@ -161,6 +172,57 @@ pub trait HostParameters: ParameterInfo {
     fn b_g2_points_range(&self, range: Range<usize>) -> Result<Cow<'_, [G2Affine]>, Groth16Error> {
         slice_range(self.b_g2_points()?, range, "parameter query range")
     }
+
+    /// The file encodings of points `range` of a G1 query, where this source holds the
+    /// file's bytes and reads them unchecked (the subgroup is the one check a backend's
+    /// decoder leaves out): a backend that decodes on its device then takes the bytes, and
+    /// the host decodes nothing. `None` (the default) means the points are decoded here.
+    fn g1_encoded(&self, query: G1Query, range: Range<usize>) -> Option<EncodedPoints<'_>> {
+        let _ = (query, range);
+        None
+    }
+
+    /// [`g1_encoded`](Self::g1_encoded) for `b_g2`.
+    fn b_g2_encoded(&self, range: Range<usize>) -> Option<EncodedPoints<'_>> {
+        let _ = range;
+        None
+    }
+}
+
+/// Points `range` of section `name` uploaded to `backend`: from their file encodings by the
+/// backend's own decoder where the source offers them and the backend has one, else
+/// decoded on the host by `decode`. The errors are the host decoder's, offset and name alike.
+fn upload_points<'s, B: ComputeBackend, A: FilePoint + CurveAffine>(
+    backend: &B,
+    name: &str,
+    range: Range<usize>,
+    encoded: Option<EncodedPoints<'s>>,
+    decode: impl FnOnce() -> Result<Cow<'s, [A]>, Groth16Error>,
+) -> Result<B::Bases<A>, Groth16Error> {
+    if let Some(enc) = encoded {
+        report_decoded(name, 0, range.len());
+        match backend.upload_bases_encoded::<A>(name, enc.bytes) {
+            Ok(Some(bases)) => {
+                report_decoded(name, range.len(), range.len());
+                return Ok(bases);
+            }
+            Ok(None) => {}
+            Err(BackendError::InvalidBase { index, defect, .. }) => {
+                let offset = enc.offset + (index * A::UNCOMPRESSED) as u64;
+                let what = item_name(name, Some(range.start + index));
+                return Err(match defect {
+                    BaseDefect::Decode(source) => Groth16Error::InvalidPoint {
+                        offset,
+                        what,
+                        source,
+                    },
+                    BaseDefect::Identity => Groth16Error::PointAtInfinity { offset, what },
+                });
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(backend.upload_bases(name, &decode()?)?)
 }
 
 impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
@@ -169,14 +231,26 @@ impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
         backend: &B,
         query: G1Query,
     ) -> Result<Bases<'_, B::Bases<G1Affine>>, Groth16Error> {
-        let points = self.g1_points(query)?;
-        Ok(Bases::Uploaded(
-            backend.upload_bases(query.name(), &points)?,
-        ))
+        let range = 0..g1_len(&self.query_lengths(), query);
+        let bases = upload_points(
+            backend,
+            query.name(),
+            range.clone(),
+            self.g1_encoded(query, range),
+            || self.g1_points(query),
+        )?;
+        Ok(Bases::Uploaded(bases))
     }
     fn b_g2_bases(&self, backend: &B) -> Result<Bases<'_, B::Bases<G2Affine>>, Groth16Error> {
-        let points = self.b_g2_points()?;
-        Ok(Bases::Uploaded(backend.upload_bases("b_g2", &points)?))
+        let range = 0..self.query_lengths().b_g2;
+        let bases = upload_points(
+            backend,
+            "b_g2",
+            range.clone(),
+            self.b_g2_encoded(range),
+            || self.b_g2_points(),
+        )?;
+        Ok(Bases::Uploaded(bases))
     }
     fn g1_bases_range(
         &self,
@@ -184,19 +258,38 @@ impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
         query: G1Query,
         range: Range<usize>,
     ) -> Result<(Bases<'_, B::Bases<G1Affine>>, usize), Groth16Error> {
-        let points = self.g1_points_range(query, range)?;
-        Ok((
-            Bases::Uploaded(backend.upload_bases(query.name(), &points)?),
-            0,
-        ))
+        let bases = upload_points(
+            backend,
+            query.name(),
+            range.clone(),
+            self.g1_encoded(query, range.clone()),
+            || self.g1_points_range(query, range),
+        )?;
+        Ok((Bases::Uploaded(bases), 0))
     }
     fn b_g2_bases_range(
         &self,
         backend: &B,
         range: Range<usize>,
     ) -> Result<(Bases<'_, B::Bases<G2Affine>>, usize), Groth16Error> {
-        let points = self.b_g2_points_range(range)?;
-        Ok((Bases::Uploaded(backend.upload_bases("b_g2", &points)?), 0))
+        let bases = upload_points(
+            backend,
+            "b_g2",
+            range.clone(),
+            self.b_g2_encoded(range.clone()),
+            || self.b_g2_points_range(range),
+        )?;
+        Ok((Bases::Uploaded(bases), 0))
+    }
+}
+
+/// The length of a G1 query.
+fn g1_len(lengths: &QueryLengths, query: G1Query) -> usize {
+    match query {
+        G1Query::H => lengths.h,
+        G1Query::L => lengths.l,
+        G1Query::A => lengths.a,
+        G1Query::BG1 => lengths.b_g1,
     }
 }
 
@@ -319,6 +412,25 @@ impl MappedParameters {
         Ok(out)
     }
 
+    /// The encodings of points `range` of section `index`, unless reads are checked (a
+    /// backend's decoder leaves out the subgroup) or the range is not within the section
+    /// (the host's decoding then names the error).
+    fn encoded<P: FilePoint>(
+        &self,
+        index: usize,
+        range: Range<usize>,
+    ) -> Option<EncodedPoints<'_>> {
+        let (start, len) = self.sections[index];
+        if self.checked || range.start > range.end || range.end > len {
+            return None;
+        }
+        let first = start + range.start * P::UNCOMPRESSED;
+        Some(EncodedPoints {
+            bytes: &self.mmap[first..start + range.end * P::UNCOMPRESSED],
+            offset: first as u64,
+        })
+    }
+
     /// Decodes everything into memory.
     pub fn to_parameters(&self) -> Result<Parameters, Groth16Error> {
         Ok(Parameters {
@@ -398,6 +510,12 @@ impl HostParameters for MappedParameters {
     fn b_g2_points_range(&self, range: Range<usize>) -> Result<Cow<'_, [G2Affine]>, Groth16Error> {
         Ok(Cow::Owned(self.decode_range(4, "b_g2", range)?))
     }
+    fn g1_encoded(&self, query: G1Query, range: Range<usize>) -> Option<EncodedPoints<'_>> {
+        self.encoded::<G1Affine>(query as usize, range)
+    }
+    fn b_g2_encoded(&self, range: Range<usize>) -> Option<EncodedPoints<'_>> {
+        self.encoded::<G2Affine>(4, range)
+    }
 }
 
 /// Parameters whose bases are resident in a backend: uploaded once, reused by every proof
@@ -415,19 +533,34 @@ impl<B: ComputeBackend> ResidentParameters<B> {
         source: &H,
         backend: &B,
     ) -> Result<Self, Groth16Error> {
+        let lengths = source.query_lengths();
         let up = |q: G1Query| -> Result<B::Bases<G1Affine>, Groth16Error> {
-            Ok(backend.upload_bases(q.name(), &source.g1_points(q)?)?)
+            let range = 0..g1_len(&lengths, q);
+            upload_points(
+                backend,
+                q.name(),
+                range.clone(),
+                source.g1_encoded(q, range),
+                || source.g1_points(q),
+            )
         };
+        let b_g2 = 0..lengths.b_g2;
         Ok(ResidentParameters {
             vk: source.vk().clone(),
-            lengths: source.query_lengths(),
+            lengths,
             g1: [
                 up(G1Query::H)?,
                 up(G1Query::L)?,
                 up(G1Query::A)?,
                 up(G1Query::BG1)?,
             ],
-            b_g2: backend.upload_bases("b_g2", &source.b_g2_points()?)?,
+            b_g2: upload_points(
+                backend,
+                "b_g2",
+                b_g2.clone(),
+                source.b_g2_encoded(b_g2),
+                || source.b_g2_points(),
+            )?,
         })
     }
 }

@@ -192,6 +192,21 @@ fn large_circuit_verifies_and_rejects_tampering() {
     }
     let b_g2 = mapped.b_g2_points_range(1..3).unwrap();
     assert_eq!(&b_g2[..], &f.params.b_g2[1..3]);
+    // Read unchecked, the mapping offers the encodings to backends that decode on their
+    // devices (which leave out the subgroup check: checked reads decode on the host).
+    assert!(mapped.g1_encoded(G1Query::L, 0..1).is_none());
+    assert!(mapped.b_g2_encoded(0..1).is_none());
+    let unchecked = MappedParameters::open(&path, false).unwrap();
+    let l = unchecked.g1_encoded(G1Query::L, 1..3).unwrap();
+    let want: Vec<u8> = f.params.l[1..3]
+        .iter()
+        .flat_map(|p| p.to_uncompressed().as_ref().to_vec())
+        .collect();
+    assert_eq!(l.bytes, &want[..]);
+    assert_eq!(&bytes[l.offset as usize..][..want.len()], &want[..]);
+    let g2 = unchecked.b_g2_encoded(2..3).unwrap();
+    assert_eq!(g2.bytes, f.params.b_g2[2].to_uncompressed().as_ref());
+    assert!(unchecked.g1_encoded(G1Query::H, 0..f.params.h.len() + 1).is_none());
     // A truncated file is rejected at open, naming where the data ends.
     std::fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
     assert!(matches!(

@@ -501,6 +501,128 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
     );
 }
 
+/// Parameters read unchecked from a memory-mapped file, decoded by `backend`'s own decoder
+/// where it has one: the proofs from the mapping (bases uploaded per proof) and from its
+/// upload (resident) equal, byte for byte, the CPU backend's from the parameters in memory;
+/// and a file with one invalid point, in each query and of each kind, is refused with the
+/// error the streamed reader gives for the same bytes (offset, point and reason).
+pub fn mapped_parameters<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
+    use sluice_groth16::demo::MimcLike;
+    use sluice_groth16::{
+        generate_random_parameters, prove_assignment, Capacity, MappedParameters, ParameterInfo,
+        Parameters, ProvingAssignment, ResidentParameters, VerifyingKey,
+    };
+    let mut rng = rng(seed);
+    let params =
+        generate_random_parameters(MimcLike::<Fr>::filling_domain(log_domain, None), &mut rng)
+            .unwrap();
+    let circuit = MimcLike::filling_domain(log_domain, Some(Fr::random(&mut rng)));
+    let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
+    let capacity = Capacity::for_queries(&params.query_lengths());
+    let cpu = sluice_backend_cpu::CpuBackend::new();
+    let cs = ProvingAssignment::synthesize(circuit.clone()).unwrap();
+    let want = prove_assignment(cs, &params, r, s, &cpu).unwrap().0;
+
+    let mut bytes = Vec::new();
+    params.write(&mut bytes).unwrap();
+    let path = std::env::temp_dir().join(format!(
+        "sluice-mapped-{}-{seed:x}.params",
+        std::process::id()
+    ));
+    let name = &backend.info().name;
+    let prove = |mapped: &MappedParameters| {
+        let cs = ProvingAssignment::synthesize_for(circuit.clone(), capacity, backend).unwrap();
+        prove_assignment(cs, mapped, r, s, backend).map(|p| p.0)
+    };
+    std::fs::write(&path, &bytes).unwrap();
+    let mapped = MappedParameters::open(&path, false).unwrap();
+    let got = prove(&mapped).unwrap_or_else(|e| panic!("{name}, mapped: {e} (seed {seed:#x})"));
+    assert_eq!(
+        got.to_bytes(),
+        want.to_bytes(),
+        "{name}, mapped (seed {seed:#x})"
+    );
+    let resident = ResidentParameters::upload(&mapped, backend).unwrap();
+    let cs = ProvingAssignment::synthesize_for(circuit.clone(), capacity, backend).unwrap();
+    let got = prove_assignment(cs, &resident, r, s, backend).unwrap().0;
+    assert_eq!(
+        got.to_bytes(),
+        want.to_bytes(),
+        "{name}, uploaded from the mapping (seed {seed:#x})"
+    );
+
+    // Where each query's points start: the vk, then per query a u32 length and the points.
+    let mut vk = Vec::new();
+    params.vk.write(&mut vk).unwrap();
+    assert_eq!(VerifyingKey::read(&vk[..]).unwrap(), params.vk);
+    let lengths = params.query_lengths();
+    let mut at = vk.len();
+    let mut start = |len: usize, size: usize| {
+        let first = at + 4;
+        at = first + len * size;
+        first
+    };
+    let (h, l) = (start(lengths.h, 96), start(lengths.l, 96));
+    let (a, _b_g1) = (start(lengths.a, 96), start(lengths.b_g1, 96));
+    let b_g2 = start(lengths.b_g2, 192);
+    let p_be: Vec<u8> = sluice_field::Fq::MODULUS_LIMBS
+        .iter()
+        .rev()
+        .flat_map(|l| l.to_be_bytes())
+        .collect();
+    type Corrupt<'a> = Box<dyn Fn(&mut [u8]) + 'a>;
+    let cases: [(&str, usize, Corrupt<'_>); 4] = [
+        (
+            "h's last point, x = p",
+            h + (lengths.h - 1) * 96,
+            Box::new(|e| e[..48].copy_from_slice(&p_be)),
+        ),
+        (
+            "l[3], compression flag",
+            l + 3 * 96,
+            Box::new(|e| e[0] |= 0x80),
+        ),
+        (
+            "a[1], the identity",
+            a + 96,
+            Box::new(|e| {
+                e[..96].fill(0);
+                e[0] = 0x40;
+            }),
+        ),
+        (
+            "b_g2[2], off the curve",
+            b_g2 + 2 * 192 + 191,
+            Box::new(|e| e[0] ^= 1),
+        ),
+    ];
+    for (what, offset, corrupt) in cases {
+        let mut bad = bytes.clone();
+        corrupt(&mut bad[offset..]);
+        let reference = Parameters::read(&bad[..], false)
+            .err()
+            .unwrap_or_else(|| panic!("{what}: the reader accepts it"))
+            .to_string();
+        std::fs::write(&path, &bad).unwrap();
+        let mapped = MappedParameters::open(&path, false).unwrap();
+        let uploaded = ResidentParameters::upload(&mapped, backend)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            uploaded.as_ref(),
+            Some(&reference),
+            "{name}, {what}, upload (seed {seed:#x})"
+        );
+        let proved = prove(&mapped).err().map(|e| e.to_string());
+        assert_eq!(
+            proved.as_ref(),
+            Some(&reference),
+            "{name}, {what}, proof (seed {seed:#x})"
+        );
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+
 /// Compact partitions prove exactly what raw ones do: for a boolean-heavy circuit (the bit
 /// decomposition and `bellpepper`'s SHA-256) and a dense one, the proof from a compactly
 /// stored assignment on `backend` equals, byte for byte, the proof from 32-byte elements on

@@ -55,6 +55,12 @@ fn msm_g2_vartime() {
     suite::msm_g2_vartime(&CpuBackend::new(), &SuiteSizes::from_env(), 0x4732_0001);
 }
 
+/// The CPU backend has no decoder of its own: mapped parameters are decoded on the host.
+#[test]
+fn mapped_parameters_decoded_on_the_host() {
+    suite::mapped_parameters(&CpuBackend::new(), 8, 0x4d41_5000);
+}
+
 /// The CPU backend with the trait's default `copy_fr` and `transform_segments`, which the
 /// CPU backend overrides (it runs the other defaults itself).
 struct DefaultImpls(CpuBackend, BackendInfo);

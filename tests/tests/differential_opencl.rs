@@ -129,6 +129,39 @@ fn whole_proof_from_lent_host_vectors() {
     suite::proof(&b, SuiteSizes::from_env().proof_log, 0x5052_4f04);
 }
 
+/// Mapped parameters with the points decoded on the device (forced on: PoCL would leave
+/// them to the host), on one device, on every test device, and under the dual backend; and
+/// with the default, which on PoCL decodes on the host.
+#[test]
+fn mapped_parameters_decoded_on_the_device() {
+    let decoding = |devices| {
+        backend_or_skip(OpenClConfig {
+            devices,
+            device_decode: Some(true),
+            ..OpenClConfig::default()
+        })
+    };
+    let Some(b) = decoding(DeviceSelector::Index(test_device())) else {
+        return;
+    };
+    suite::mapped_parameters(&b, 8, 0x4d41_5001);
+    let Some(b) = decoding(DeviceSelector::Indices(test_devices())) else {
+        return;
+    };
+    suite::mapped_parameters(&b, 8, 0x4d41_5002);
+    let Some(b) = decoding(DeviceSelector::Indices(test_devices())) else {
+        return;
+    };
+    let dual = Dual::new(b, CpuBackend::new());
+    suite::mapped_parameters(&dual, 7, 0x4d41_5003);
+    assert!(
+        dual.decoded_uploads() > 0,
+        "no upload reached the device's decoder"
+    );
+    let Some(b) = backend() else { return };
+    suite::mapped_parameters(b, 7, 0x4d41_5004);
+}
+
 #[test]
 fn whole_proof_under_dual_backend() {
     let Some(b) = backend_or_skip(OpenClConfig {
