@@ -9,6 +9,7 @@
 mod bar;
 mod c2;
 mod options;
+mod params;
 #[cfg(feature = "compare")]
 mod peers;
 mod profiled;
@@ -252,6 +253,19 @@ fn ladder<B: Profiled + 'static>(
                                 .map(Timings::of)
                         }));
                     }
+                } else if op == Op::Params {
+                    start_row(format!(
+                        "[{done}/{total}] {label} and {label}{} {name} 2^{log} ... ",
+                        params::HOST_DECODE
+                    ));
+                    let both = params::mapped_side_by_side(backend, log, opts);
+                    let part = |k: usize| {
+                        both.clone()
+                            .map(|b| Timings::of(if k == 0 { b.0 } else { b.1 }))
+                    };
+                    rows.push(row(&name, label, log, || part(0)));
+                    let host = format!("{label}{}", params::HOST_DECODE);
+                    rows.push(row(&name, &host, log, || part(1)));
                 } else {
                     start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
                     rows.push(row(&name, label, log, || {
@@ -269,7 +283,7 @@ fn ladder<B: Profiled + 'static>(
                         }));
                     }
                 }
-                if opts.uploads && !op.on_host() {
+                if opts.uploads && !op.on_host() && op != Op::Params {
                     let with_uploads = format!("{label}+upload");
                     start_row(format!(
                         "[{done}/{total}] {with_uploads} {name} 2^{log} ... "
@@ -486,6 +500,7 @@ fn measure<B: Profiled>(
             return Err(format!("{} runs on the host (host_op)", op.name()))
         }
         Op::C2 => return Err("c2 makes its own rows (c2::measure)".into()),
+        Op::Params => return Err("params makes its own rows (params::mapped_side_by_side)".into()),
         Op::Ntt => {
             let mut out = vec![Fr::ZERO; n];
             let times = if uploads {

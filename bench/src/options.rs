@@ -24,6 +24,11 @@ pub enum Op {
     /// back to back; the row's times are the steady-state seconds per proof, with the
     /// pipeline's memory figures beside them. Not in the default op list (`--ops c2`).
     C2,
+    /// Parameters for MiMC filling a domain of 2^k, memory-mapped from a file (read
+    /// unchecked, as Filecoin's provers read theirs) and made resident: the backend's own
+    /// decoder (rows `<backend>`) side by side with decoding on the host (rows
+    /// `<backend>+host-decode`). Not in the default op list (`--ops params`).
+    Params,
     /// Synthesis alone of a circuit (`--circuit`, default SHA-256) filling a domain of 2^k
     /// with `ProvingAssignment`, on one host thread. Not in the default op list
     /// (`--ops synthesis`).
@@ -36,13 +41,14 @@ pub enum Op {
 
 impl Op {
     /// Every operation, in the order they run.
-    pub const ALL: [Op; 9] = [
+    pub const ALL: [Op; 10] = [
         Op::Ntt,
         Op::MsmG1,
         Op::MsmG2,
         Op::Proof,
         Op::Partition,
         Op::C2,
+        Op::Params,
         Op::Synthesis,
         Op::Verify,
         Op::VerifyBatch,
@@ -73,6 +79,7 @@ impl Op {
             Op::Proof => "proof",
             Op::Partition => "partition",
             Op::C2 => "c2",
+            Op::Params => "params",
             Op::Synthesis => "synthesis",
             Op::Verify => "verify",
             Op::VerifyBatch => "verify-batch",
@@ -88,6 +95,7 @@ impl Op {
             Op::Proof => vec![10, 12, 14],
             Op::Partition => vec![10, 12, 14],
             Op::C2 => vec![12],
+            Op::Params => vec![14, 16],
             Op::Synthesis => vec![16],
             Op::Verify => vec![1, 4, 8],
             Op::VerifyBatch => vec![2, 4, 6],
@@ -225,9 +233,10 @@ pub const USAGE: &str = "\
 usage: cargo xtask bench [options]
 
   --ops LIST        operations, comma-separated: ntt, msm-g1, msm-g2, proof, partition,
-                    verify (one proof with 2^k public inputs), verify-batch (2^k proofs
-                    with 4 inputs each); verification runs once, on the host
-                    (default: all but partition)
+                    c2, params, synthesis, verify (one proof with 2^k public inputs),
+                    verify-batch (2^k proofs with 4 inputs each); synthesis and
+                    verification run once, on the host (default: all but partition, c2,
+                    params and synthesis)
   --sizes LIST      log2 sizes for every op, e.g. 10,12,14 or 10..16 (default: per-op ladder)
   --sizes OP=LIST   log2 sizes for one op, e.g. --sizes ntt=20..27 (repeatable; wins over LIST)
   --backends LIST   cpu, opencl, opencl-shifted (OpenCL with shifted MSM bases, each
@@ -251,6 +260,9 @@ usage: cargo xtask bench [options]
                     synthesis, bits for c2)
   --ops synthesis   synthesis alone on one host thread (not in the default ops); with
                     --compare beside bellperson's own (from its log, one CPU proof a run)
+  --ops params      parameters memory-mapped from a file and made resident, decoded by the
+                    backend (rows <backend>) beside decoding on the host (rows
+                    <backend>+host-decode), alternated run by run (not in the default ops)
   --ops c2          a C2-shaped job through the partition pipeline (not in the default ops):
     --partitions P  partitions per proof (default: 10)
     --proofs Q      proofs back to back; the row's time is the steady state (default: 2)
