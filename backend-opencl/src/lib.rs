@@ -113,7 +113,7 @@ pub struct OpenClConfig {
     /// Decode parameter files' points on the devices
     /// ([`upload_bases_encoded`](sluice_backend::ComputeBackend::upload_bases_encoded)), so
     /// the host only copies bytes: `None` (the default) where every device is a GPU. A CPU
-    /// driver's device is the host's own cores, where the host's decoder ran about 2.6x
+    /// driver's device is the host's own cores, where the host's decoder ran 2.5-3.1x
     /// faster than the kernel on PoCL (BENCHMARKS.md#field-and-curve); tests force it on
     /// to cover the kernel on PoCL.
     pub device_decode: Option<bool>,
@@ -164,6 +164,7 @@ impl OpenClConfig {
     /// | `SLUICE_OPENCL_IMMEDIATE_RELEASES` (`0`, `1`) | [`OpenClTuning::immediate_releases`] |
     /// | `SLUICE_OPENCL_FREE_MSM_SCRATCH` (`0`, `1`) | [`OpenClTuning::free_msm_scratch`] |
     /// | `SLUICE_CAPTURE_DIR`, `SLUICE_CAPTURE_KERNEL`, `SLUICE_CAPTURE_COUNT` | [`OpenClTuning::capture`] |
+    /// | `SLUICE_OPENCL_DEVICE_DECODE` (`0`, `1`) | [`device_decode`](Self::device_decode) |
     pub fn with_env_overrides(self) -> Result<Self, OpenClConfigError> {
         self.with_overrides(&|name| std::env::var_os(name))
     }
@@ -173,8 +174,12 @@ impl OpenClConfig {
         mut self,
         var: &dyn Fn(&'static str) -> Option<OsString>,
     ) -> Result<Self, OpenClConfigError> {
-        if let Some(dir) = tuning::Overrides(var).path("SLUICE_KERNEL_CACHE") {
+        let env = tuning::Overrides(var);
+        if let Some(dir) = env.path("SLUICE_KERNEL_CACHE") {
             self.kernel_cache = KernelCache::Dir(dir);
+        }
+        if let Some(on) = env.switch("SLUICE_OPENCL_DEVICE_DECODE")? {
+            self.device_decode = Some(on);
         }
         self.tuning = self.tuning.with_overrides(var)?;
         Ok(self)

@@ -448,3 +448,26 @@ fn profile_marks_show_in_the_report() {
     plain.primary().mark("unprofiled");
     assert!(plain.profile_report().is_none());
 }
+
+/// The configuration's own overrides: the device decoder switched either way, a bad value
+/// an error naming the variable.
+#[test]
+fn config_overrides_switch_the_device_decoder() {
+    use crate::{OpenClConfig, OpenClConfigError};
+    use std::ffi::OsString;
+    let with = |value: &'static str| {
+        OpenClConfig::default().with_overrides(&move |name| {
+            (name == "SLUICE_OPENCL_DEVICE_DECODE").then(|| OsString::from(value))
+        })
+    };
+    assert_eq!(with("1").unwrap().device_decode, Some(true));
+    assert_eq!(with("0").unwrap().device_decode, Some(false));
+    assert!(matches!(
+        with("on"),
+        Err(OpenClConfigError::BadOverride {
+            name: "SLUICE_OPENCL_DEVICE_DECODE",
+            ..
+        })
+    ));
+    assert_eq!(OpenClConfig::default().device_decode, None);
+}

@@ -372,7 +372,7 @@ impl Overrides<'_> {
     }
 
     /// The variable as `0` or `1`, where set.
-    fn switch(&self, name: &'static str) -> Result<Option<bool>, OpenClConfigError> {
+    pub(crate) fn switch(&self, name: &'static str) -> Result<Option<bool>, OpenClConfigError> {
         match self.text(name)?.as_deref().map(str::trim) {
             None => Ok(None),
             Some("1") => Ok(Some(true)),

@@ -9,7 +9,7 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use group::Group;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
-use sluice_field::{G1Projective, G2Projective};
+use sluice_field::{G1Affine, G1Projective, G2Affine, G2Projective};
 
 const SEED: u64 = 0xbe7c;
 
@@ -87,6 +87,40 @@ fn curve(c: &mut Criterion) {
         |a, _p| a.double(),
         double_p2
     );
+    decode(c);
+}
+
+/// A parameter file's point decoded as its bases are (flags, canonical coordinates, the
+/// curve equation, no subgroup check) against blst's deserialization, which checks as much.
+fn decode(c: &mut Criterion) {
+    use blst::*;
+    let mut rng = ChaCha20Rng::seed_from_u64(SEED);
+    let g1 = G1Projective::random(&mut rng).to_affine().to_uncompressed();
+    let mut g = c.benchmark_group("g1_decode_uncompressed");
+    g.bench_function("sluice", |b| {
+        b.iter(|| G1Affine::decode_uncompressed_on_curve(black_box(g1.as_ref())))
+    });
+    g.bench_function("blst", |b| {
+        b.iter(|| {
+            let mut out = blst_p1_affine::default();
+            let r = unsafe { blst_p1_deserialize(&mut out, black_box(g1.as_ref()).as_ptr()) };
+            (r, out)
+        })
+    });
+    g.finish();
+    let g2 = G2Projective::random(&mut rng).to_affine().to_uncompressed();
+    let mut g = c.benchmark_group("g2_decode_uncompressed");
+    g.bench_function("sluice", |b| {
+        b.iter(|| G2Affine::decode_uncompressed_on_curve(black_box(g2.as_ref())))
+    });
+    g.bench_function("blst", |b| {
+        b.iter(|| {
+            let mut out = blst_p2_affine::default();
+            let r = unsafe { blst_p2_deserialize(&mut out, black_box(g2.as_ref()).as_ptr()) };
+            (r, out)
+        })
+    });
+    g.finish();
 }
 
 /// `blst_p1_double` in the three-argument shape of the macro (the affine input is unused).

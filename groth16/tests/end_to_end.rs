@@ -206,7 +206,9 @@ fn large_circuit_verifies_and_rejects_tampering() {
     assert_eq!(&bytes[l.offset as usize..][..want.len()], &want[..]);
     let g2 = unchecked.b_g2_encoded(2..3).unwrap();
     assert_eq!(g2.bytes, f.params.b_g2[2].to_uncompressed().as_ref());
-    assert!(unchecked.g1_encoded(G1Query::H, 0..f.params.h.len() + 1).is_none());
+    assert!(unchecked
+        .g1_encoded(G1Query::H, 0..f.params.h.len() + 1)
+        .is_none());
     // A truncated file is rejected at open, naming where the data ends.
     std::fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
     assert!(matches!(
