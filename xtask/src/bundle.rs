@@ -144,7 +144,8 @@ fn set_executable(_: &Path) -> Result<(), String> {
 }
 
 /// The script that runs on the GPU machine. `STEPS` (default
-/// `unit,small,large,bench,multi,residency`; `peers`, `partition`, `c2` and `profile` on request) picks the
+/// `unit,small,large,bench,multi,residency`; `peers`, `partition`, `params`, `c2` and `profile` on
+/// request) picks the
 /// steps; `OPS`, `SIZES` (sluice-bench
 /// `--sizes` flags), `REPS`, `DEVICES` (default `gpu0`) and `BENCH_BACKENDS` (default `opencl`;
 /// `opencl,opencl-shifted` adds the shifted-bases rows) override the bench ladder;
@@ -222,6 +223,11 @@ want peers && step "bench with peers (bellperson GPU)" bench-peers.log "$here/bi
 want partition && step "partition" partition.log "$here/bin/sluice-bench" --backends opencl \
     --ops partition --demo off --sizes "${PARTITION_SIZES:-24,26,27}" --reps "${REPS:-2}" \
     --devices "${DEVICES:-gpu0}" --out "$WORK/partition"
+# Mapped parameters made resident, the device's decoder beside the host's (not by default:
+# MiMC parameters of 2^24 are a 10 GB file in $WORK, BENCHMARKS.md#pipeline-and-residency).
+want params && step "mapped parameters" params.log "$here/bin/sluice-bench" --backends opencl \
+    --ops params --demo off --sizes "${PARAMS_SIZES:-20,22,24}" --reps "${REPS:-3}" \
+    --devices "${DEVICES:-gpu0}" --out "$WORK/params"
 # The C2-shaped job through the partition pipeline (not by default: BENCHMARKS.md#c2):
 # C2_PARTITIONS partitions of 2^C2_SIZES per proof, C2_PROOFS proofs back to back, workers
 # and host budget from the machine unless C2_WORKERS / C2_BUDGET_GIB say; C2_CIRCUITS picks
@@ -271,7 +277,7 @@ want residency && step "residency and pipeline" residency.log "$here/bin/residen
 
 echo "== logs in $OUT"
 printf '%s\n' "${summary[@]}"
-for log in bench.log bench-multi.log bench-peers.log partition.log c2.log; do
+for log in bench.log bench-multi.log bench-peers.log partition.log params.log c2.log; do
     [ -f "$OUT/$log" ] && { echo "== $log table"; sed -n '/^op /,$p' "$OUT/$log" | head -80; }
 done
 [ -f "$OUT/c2.log" ] && { echo "== c2 set-up"; grep -oE "c2[a-z0-9-]* 2\^[0-9]+ set-up \(untimed\)[^;]*" "$OUT/c2.log"; }

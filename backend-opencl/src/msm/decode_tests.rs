@@ -162,6 +162,11 @@ where
             b.upload_bases_encoded::<A>("encoded", &valid[..size + 1]),
             Err(BackendError::InvalidInput(_))
         ));
+        let empty = b
+            .upload_bases_encoded::<A>("encoded", &[])
+            .unwrap()
+            .unwrap();
+        assert_eq!(sluice_backend::Buffer::len(&empty), 0, "{name}, empty");
         // Bytes not aligned to a word are copied, then decoded alike.
         let mut shifted = vec![0u8; valid.len() + 1];
         shifted[1..].copy_from_slice(&valid);
