@@ -8,19 +8,40 @@
 use ff::Field;
 use subtle::Choice;
 
-/// `a + b + carry`, returning (sum, carry out).
+/// `a + b + carry` for a carry of 0 or 1, returning (sum, carry out).
+///
+/// On x86-64 through `_addcarry_u64`, which LLVM turns into one `adc` per limb of a chain;
+/// the 128-bit form compiled to three or four instructions a limb.
 #[inline(always)]
-pub(crate) const fn adc(a: u64, b: u64, carry: u64) -> (u64, u64) {
-    let t = (a as u128) + (b as u128) + (carry as u128);
-    (t as u64, (t >> 64) as u64)
+pub(crate) fn adc(a: u64, b: u64, carry: u64) -> (u64, u64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut sum = 0;
+        let c = core::arch::x86_64::_addcarry_u64(carry as u8, a, b, &mut sum);
+        (sum, u64::from(c))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let t = (a as u128) + (b as u128) + (carry as u128);
+        (t as u64, (t >> 64) as u64)
+    }
 }
 
 /// `a - b - borrow`, where `borrow` is 0 or `u64::MAX`; returns (difference, borrow out in the
-/// same 0 / `u64::MAX` convention).
+/// same 0 / `u64::MAX` convention). On x86-64 through `_subborrow_u64`, as [`adc`].
 #[inline(always)]
-pub(crate) const fn sbb(a: u64, b: u64, borrow: u64) -> (u64, u64) {
-    let t = (a as u128).wrapping_sub((b as u128) + ((borrow >> 63) as u128));
-    (t as u64, (t >> 64) as u64)
+pub(crate) fn sbb(a: u64, b: u64, borrow: u64) -> (u64, u64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut diff = 0;
+        let b_out = core::arch::x86_64::_subborrow_u64((borrow >> 63) as u8, a, b, &mut diff);
+        (diff, 0u64.wrapping_sub(u64::from(b_out)))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let t = (a as u128).wrapping_sub((b as u128) + ((borrow >> 63) as u128));
+        (t as u64, (t >> 64) as u64)
+    }
 }
 
 /// `a + b * c + carry`, returning (low, high). Cannot overflow 128 bits.
@@ -160,6 +181,10 @@ pub(crate) trait Mont {
     fn mul_wide(a: &Self, b: &Self) -> Self::Wide;
     /// Montgomery reduction `t / 2^(64N) mod m` of `t < m * 2^(64N)`; output `< m`.
     fn redc(t: Self::Wide, m: &Self, inv: u64) -> Self;
+    /// The portable [`mont_mul`](Self::mont_mul), where no assembly runs.
+    fn portable_mul(a: &Self, b: &Self, m: &Self, inv: u64) -> Self;
+    /// The portable [`mont_sqr`](Self::mont_sqr).
+    fn portable_sqr(a: &Self, m: &Self, inv: u64) -> Self;
 }
 
 /// Repeats `$body` with `$v` bound to each listed constant (a compile-time unrolled loop).
@@ -169,32 +194,32 @@ macro_rules! unroll {
     };
 }
 
+/// The portable Montgomery routines of `[u64; N]`, and for Fq (`$fast`) the dispatch to the
+/// assembly product. Where the assembly runs, the portable product and square are kept out
+/// of line, so that the dispatch is small enough to inline into every caller: inlined
+/// together, the unrolled portable code made LLVM call the whole product out of line and
+/// pass its operands through memory.
 macro_rules! impl_mont {
-    ($n:literal, $rows:tt $(, $fast:path)?) => {
+    ($n:literal, $rows:tt) => {
+        impl_mont!(@impl $n, $rows, [inline(always)]);
+    };
+    ($n:literal, $rows:tt, $fast:path) => {
+        impl_mont!(@impl $n, $rows, [
+            cfg_attr(target_arch = "x86_64", inline(never)),
+            cfg_attr(not(target_arch = "x86_64"), inline(always))
+        ], $fast);
+    };
+    (@impl $n:literal, $rows:tt, [$($portable:meta),*] $(, $fast:path)?) => {
         impl Mont for [u64; $n] {
             #[inline(always)]
             fn mont_mul(a: &Self, b: &Self, m: &Self, inv: u64) -> Self {
                 $(
                     #[cfg(target_arch = "x86_64")]
-                    if crate::adx::available() {
-                        // SAFETY: the CPU has BMI2 and ADX.
-                        return sub_if_ge(unsafe { $fast(a, b, m, inv) }, m);
+                    if let Some(t) = $fast(a, b, m, inv) {
+                        return sub_if_ge(t, m);
                     }
                 )?
-                let mut t = [0u64; $n];
-                unroll!($rows, |i| {
-                    // t = (t + a * b[i] + k * m) / 2^64, k chosen to clear the low limb.
-                    let (t0, mut hi_a) = mac(t[0], a[0], b[i], 0);
-                    let k = t0.wrapping_mul(inv);
-                    let (_, mut hi_m) = mac(t0, k, m[0], 0);
-                    for j in 1..$n {
-                        let (tj, c) = mac(t[j], a[j], b[i], hi_a);
-                        hi_a = c;
-                        (t[j - 1], hi_m) = mac(tj, k, m[j], hi_m);
-                    }
-                    t[$n - 1] = hi_m + hi_a;
-                });
-                sub_if_ge(t, m)
+                Self::portable_mul(a, b, m, inv)
             }
 
             #[inline(always)]
@@ -202,34 +227,11 @@ macro_rules! impl_mont {
                 // Where the assembly product runs, it beats the portable square.
                 $(
                     #[cfg(target_arch = "x86_64")]
-                    if crate::adx::available() {
-                        // SAFETY: the CPU has BMI2 and ADX.
-                        return sub_if_ge(unsafe { $fast(a, a, m, inv) }, m);
+                    if let Some(t) = $fast(a, a, m, inv) {
+                        return sub_if_ge(t, m);
                     }
                 )?
-                let mut r = [0u64; 2 * $n];
-                // Cross products a[i] * a[j], i < j.
-                unroll!($rows, |i| {
-                    let mut carry = 0;
-                    for j in i + 1..$n {
-                        (r[i + j], carry) = mac(r[i + j], a[i], a[j], carry);
-                    }
-                    r[i + $n] = carry;
-                });
-                // Double them, then add the squares a[i]^2 on the diagonal.
-                let mut top = 0;
-                for limb in r.iter_mut() {
-                    let next = *limb >> 63;
-                    *limb = (*limb << 1) | top;
-                    top = next;
-                }
-                let mut carry = 0;
-                for i in 0..$n {
-                    let (lo, hi) = mac(r[2 * i], a[i], a[i], carry);
-                    r[2 * i] = lo;
-                    (r[2 * i + 1], carry) = adc(r[2 * i + 1], hi, 0);
-                }
-                Self::redc(r, m, inv)
+                Self::portable_sqr(a, m, inv)
             }
 
             type Wide = [u64; 2 * $n];
@@ -265,12 +267,60 @@ macro_rules! impl_mont {
                 out.copy_from_slice(&r[$n..]);
                 sub_if_ge(out, m)
             }
+
+            /// The portable Montgomery product (no-carry CIOS).
+            $(#[$portable])*
+            fn portable_mul(a: &Self, b: &Self, m: &Self, inv: u64) -> Self {
+                let mut t = [0u64; $n];
+                unroll!($rows, |i| {
+                    // t = (t + a * b[i] + k * m) / 2^64, k chosen to clear the low limb.
+                    let (t0, mut hi_a) = mac(t[0], a[0], b[i], 0);
+                    let k = t0.wrapping_mul(inv);
+                    let (_, mut hi_m) = mac(t0, k, m[0], 0);
+                    for j in 1..$n {
+                        let (tj, c) = mac(t[j], a[j], b[i], hi_a);
+                        hi_a = c;
+                        (t[j - 1], hi_m) = mac(tj, k, m[j], hi_m);
+                    }
+                    t[$n - 1] = hi_m + hi_a;
+                });
+                sub_if_ge(t, m)
+            }
+
+            /// The portable Montgomery square: the cross products once, doubled, then the
+            /// diagonal, then one reduction.
+            $(#[$portable])*
+            fn portable_sqr(a: &Self, m: &Self, inv: u64) -> Self {
+                let mut r = [0u64; 2 * $n];
+                // Cross products a[i] * a[j], i < j.
+                unroll!($rows, |i| {
+                    let mut carry = 0;
+                    for j in i + 1..$n {
+                        (r[i + j], carry) = mac(r[i + j], a[i], a[j], carry);
+                    }
+                    r[i + $n] = carry;
+                });
+                // Double them, then add the squares a[i]^2 on the diagonal.
+                let mut top = 0;
+                for limb in r.iter_mut() {
+                    let next = *limb >> 63;
+                    *limb = (*limb << 1) | top;
+                    top = next;
+                }
+                let mut carry = 0;
+                for i in 0..$n {
+                    let (lo, hi) = mac(r[2 * i], a[i], a[i], carry);
+                    r[2 * i] = lo;
+                    (r[2 * i + 1], carry) = adc(r[2 * i + 1], hi, 0);
+                }
+                Self::redc(r, m, inv)
+            }
         }
     };
 }
 
 impl_mont!(4, [0 1 2 3]);
-impl_mont!(6, [0 1 2 3 4 5], crate::adx::mont_mul_6);
+impl_mont!(6, [0 1 2 3 4 5], crate::adx::fq_mont_mul);
 
 /// `a mod m` as an element whose Montgomery form has the value of `lo + hi * 2^(64N-1)`:
 /// uniform-input reduction for `Field::random`. Requires `lo, hi < 2^(64N-1)`;
@@ -322,9 +372,9 @@ pub(crate) const fn add_small<const N: usize>(a: [u64; N], v: u64) -> [u64; N] {
     let mut carry = v;
     let mut i = 0;
     while i < N {
-        let (s, c) = adc(out[i], carry, 0);
+        let (s, c) = out[i].overflowing_add(carry);
         out[i] = s;
-        carry = c;
+        carry = c as u64;
         i += 1;
     }
     out
@@ -337,9 +387,10 @@ pub(crate) const fn sub_small<const N: usize>(a: [u64; N], v: u64) -> [u64; N] {
     let mut borrow = 0;
     let mut i = 0;
     while i < N {
-        let (d, b) = sbb(out[i], if i == 0 { v } else { 0 }, borrow);
+        let (d, b1) = out[i].overflowing_sub(if i == 0 { v } else { 0 });
+        let (d, b2) = d.overflowing_sub(borrow);
         out[i] = d;
-        borrow = b;
+        borrow = (b1 | b2) as u64;
         i += 1;
     }
     out
