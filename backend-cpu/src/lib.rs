@@ -14,9 +14,9 @@ use ff::Field;
 use rayon::prelude::*;
 use sluice_backend::huge_pages::{copy_with_huge_pages, filled_for};
 use sluice_backend::{
-    check_len, check_pow2_segment, check_range, check_segment, Allocation, BackendError,
-    BackendInfo, Buffer, ComputeBackend, CurveAffine, Density, Fr, MemoryInfo, MemoryKind,
-    MemoryTracker, NttOrder, Scalars, Transform,
+    check_len, check_pow2_segment, check_range, check_segment, decode_base, encoded_len,
+    Allocation, BackendError, BackendInfo, Buffer, ComputeBackend, CurveAffine, Density, Fr,
+    MemoryInfo, MemoryKind, MemoryTracker, NttOrder, Scalars, Transform,
 };
 use sluice_ntt::Domain;
 
@@ -25,6 +25,9 @@ use host::{msm_error, ntt_error};
 
 /// Elements per rayon task in pointwise loops: large enough to amortise scheduling.
 const POINTWISE_CHUNK: usize = 1 << 12;
+
+/// Bases per rayon task when decoding encoded bases (about a millisecond of G1 work).
+const DECODE_CHUNK: usize = 1 << 12;
 
 /// The CPU backend. Cheap to clone handles are not needed: share it by reference or `Arc`.
 #[derive(Debug)]
@@ -278,6 +281,44 @@ impl ComputeBackend for CpuBackend {
         })
     }
 
+    /// Decoded on all cores straight into the bases' own vector: no decoded copy beside it.
+    fn upload_bases_encoded<A: CurveAffine>(
+        &self,
+        name: &str,
+        encoded: &[u8],
+    ) -> Result<Option<CpuBases<A>>, BackendError> {
+        let len = encoded_len::<A>(name, encoded)?;
+        let allocation = self.track::<A>(name, len)?;
+        let mut bases = filled_for(&allocation, name, len, A::default())?;
+        let size = A::UNCOMPRESSED_BYTES;
+        // The first invalid base of each chunk, then the lowest of those.
+        let first_bad = bases
+            .par_chunks_mut(DECODE_CHUNK)
+            .zip(encoded.par_chunks(DECODE_CHUNK * size))
+            .enumerate()
+            .filter_map(|(c, (out, enc))| {
+                for (i, (o, e)) in out.iter_mut().zip(enc.chunks_exact(size)).enumerate() {
+                    match decode_base::<A>(e) {
+                        Ok(p) => *o = p,
+                        Err(defect) => return Some((c * DECODE_CHUNK + i, defect)),
+                    }
+                }
+                None
+            })
+            .min_by_key(|&(index, _)| index);
+        if let Some((index, defect)) = first_bad {
+            return Err(BackendError::InvalidBase {
+                what: name.to_owned(),
+                index,
+                defect,
+            });
+        }
+        Ok(Some(CpuBases {
+            bases,
+            _allocation: allocation,
+        }))
+    }
+
     /// Slices the resident bases after `skip` to the count the scalars (and density) need,
     /// then runs sluice-msm's Pippenger.
     fn msm_vartime<A: CurveAffine>(
@@ -463,5 +504,43 @@ mod tests {
             .unwrap();
         let expect: G1Projective = (0..10).map(|i| points[i] * scalars[i]).sum();
         assert_eq!(from_buffer, expect, "seed {:#x}", SEED + 1);
+    }
+
+    /// Encoded bases decode into the same bases as the host's decoding, across chunks;
+    /// the lowest invalid one is named, with the reference's defect.
+    #[test]
+    fn encoded_bases_decode_across_chunks_and_name_the_first_invalid() {
+        let n = DECODE_CHUNK + 77;
+        let g = G1Projective::generator();
+        let mut acc = g;
+        let points: Vec<G1Affine> = (0..n)
+            .map(|_| {
+                acc += g;
+                acc.to_affine()
+            })
+            .collect();
+        let mut encoded: Vec<u8> = points
+            .iter()
+            .flat_map(|p| p.to_uncompressed().as_ref().to_vec())
+            .collect();
+        let backend = CpuBackend::new();
+        let bases = backend
+            .upload_bases_encoded::<G1Affine>("b", &encoded)
+            .unwrap()
+            .expect("the CPU backend decodes");
+        assert_eq!(bases.as_slice(), &points[..]);
+        for at in [n - 1, DECODE_CHUNK + 3, 5] {
+            encoded[at * 96 + 95] ^= 1;
+            let want = decode_base::<G1Affine>(&encoded[at * 96..(at + 1) * 96]).unwrap_err();
+            match backend.upload_bases_encoded::<G1Affine>("b", &encoded) {
+                Err(BackendError::InvalidBase { index, defect, .. }) => {
+                    assert_eq!((index, defect), (at, want))
+                }
+                other => panic!("base {at}: {:?}", other.map(|_| ())),
+            }
+        }
+        assert!(backend
+            .upload_bases_encoded::<G1Affine>("b", &encoded[1..])
+            .is_err());
     }
 }

@@ -55,7 +55,7 @@ pub trait CurveGroup:
 
 /// The affine points of a group (G1 or G2): what backends keep resident as MSM bases.
 pub trait CurveAffine:
-    sealed::Sealed + PlainLimbs + Default + PartialEq + core::fmt::Debug
+    sealed::Sealed + PlainLimbs + Default + PartialEq + core::fmt::Debug + Send + Sync
 {
     /// The group in Jacobian coordinates, what an MSM over these bases returns.
     type Group: CurveGroup<Affine = Self>;

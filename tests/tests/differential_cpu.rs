@@ -55,9 +55,10 @@ fn msm_g2_vartime() {
     suite::msm_g2_vartime(&CpuBackend::new(), &SuiteSizes::from_env(), 0x4732_0001);
 }
 
-/// The CPU backend has no decoder of its own: mapped parameters are decoded on the host.
+/// Mapped parameters decoded by the CPU backend's own decoder (the trait's default, the
+/// host's decoding, runs under `differential_opencl`'s default backend on PoCL).
 #[test]
-fn mapped_parameters_decoded_on_the_host() {
+fn mapped_parameters_decoded_by_the_cpu_backend() {
     suite::mapped_parameters(&CpuBackend::new(), 8, 0x4d41_5000);
 }
 
