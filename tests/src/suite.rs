@@ -420,12 +420,12 @@ fn msm_matches_host<A: CurveAffine, B: ComputeBackend>(backend: &B, ns: &[usize]
     }
 }
 
-/// [`msm_matches_host`] over G1 at the sizes of [`SuiteSizes::msm_g1_vartime`].
+/// `msm_matches_host` over G1 at the sizes of [`SuiteSizes::msm_g1_vartime`].
 pub fn msm_g1_vartime<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
     msm_matches_host::<G1Affine, B>(backend, &sizes.msm_g1_vartime, seed);
 }
 
-/// [`msm_matches_host`] over G2 at the sizes of [`SuiteSizes::msm_g2_vartime`].
+/// `msm_matches_host` over G2 at the sizes of [`SuiteSizes::msm_g2_vartime`].
 pub fn msm_g2_vartime<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) {
     msm_matches_host::<G2Affine, B>(backend, &sizes.msm_g2_vartime, seed);
 }
