@@ -1,6 +1,6 @@
 //! The group G1: the prime-order subgroup of E1: y^2 = x^3 + 4 over Fq.
 
-use crate::curve::{Affine, CurveField};
+use crate::curve::{Affine, CurveField, Jacobian};
 use crate::fq::Fq;
 use ff::Field;
 use subtle::{Choice, ConstantTimeEq, CtOption};
@@ -68,8 +68,7 @@ impl CurveField for Fq {
     /// Scott's check (eprint 2021/1130 §6, proof in 2022/352): P is in G1 iff
     /// sigma(P) = -[x^2] P, i.e. [x^2] P = (BETA x, -y).
     fn is_torsion_free(p: &Affine<Fq>) -> Choice {
-        let j = p.to_jacobian();
-        let x2p = j.mul_by_abs_x().mul_by_abs_x();
+        let x2p = Jacobian::affine_mul_by_abs_x(p).mul_by_abs_x();
         let minus_sigma = Affine {
             x: p.x * BETA,
             y: -p.y,

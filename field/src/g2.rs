@@ -121,8 +121,7 @@ impl CurveField for Fq2 {
     /// Scott's check (eprint 2021/1130 §4, proof in 2022/352): P is in G2 iff psi(P) = [x] P,
     /// i.e. psi(P) = -[|x|] P since x < 0.
     fn is_torsion_free(p: &Affine<Fq2>) -> Choice {
-        let j = p.to_jacobian();
-        psi(&j).ct_eq(&j.mul_by_abs_x().neg())
+        psi(&p.to_jacobian()).ct_eq(&Jacobian::affine_mul_by_abs_x(p).neg())
     }
 }
 

@@ -361,6 +361,19 @@ impl<F: CurveField> Jacobian<F> {
         acc
     }
 
+    /// `[|x|] p` for an affine `p`: [`mul_by_abs_x`](Self::mul_by_abs_x) with constant-time
+    /// mixed additions, cheaper than complete Jacobian ones.
+    pub(crate) fn affine_mul_by_abs_x(p: &Affine<F>) -> Self {
+        let mut acc = p.to_jacobian();
+        for i in (0..63).rev() {
+            acc = acc.double();
+            if (BLS_X_ABS >> i) & 1 == 1 {
+                acc = acc.add_mixed(p);
+            }
+        }
+        acc
+    }
+
     /// `[|x|] self` for the BLS parameter (a public constant, so its bits may steer branches).
     pub(crate) fn mul_by_abs_x(&self) -> Self {
         let mut acc = *self;
