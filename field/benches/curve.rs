@@ -96,30 +96,40 @@ fn decode(c: &mut Criterion) {
     use blst::*;
     let mut rng = ChaCha20Rng::seed_from_u64(SEED);
     let g1 = G1Projective::random(&mut rng).to_affine().to_uncompressed();
-    let mut g = c.benchmark_group("g1_decode_uncompressed");
-    g.bench_function("sluice", |b| {
-        b.iter(|| G1Affine::decode_uncompressed_on_curve(black_box(g1.as_ref())))
-    });
-    g.bench_function("blst", |b| {
-        b.iter(|| {
+    bench_decode(
+        c,
+        "g1_decode_uncompressed",
+        g1.as_ref(),
+        G1Affine::decode_uncompressed_on_curve,
+        |b| {
             let mut out = blst_p1_affine::default();
-            let r = unsafe { blst_p1_deserialize(&mut out, black_box(g1.as_ref()).as_ptr()) };
-            (r, out)
-        })
-    });
-    g.finish();
+            (unsafe { blst_p1_deserialize(&mut out, b.as_ptr()) }, out)
+        },
+    );
     let g2 = G2Projective::random(&mut rng).to_affine().to_uncompressed();
-    let mut g = c.benchmark_group("g2_decode_uncompressed");
-    g.bench_function("sluice", |b| {
-        b.iter(|| G2Affine::decode_uncompressed_on_curve(black_box(g2.as_ref())))
-    });
-    g.bench_function("blst", |b| {
-        b.iter(|| {
+    bench_decode(
+        c,
+        "g2_decode_uncompressed",
+        g2.as_ref(),
+        G2Affine::decode_uncompressed_on_curve,
+        |b| {
             let mut out = blst_p2_affine::default();
-            let r = unsafe { blst_p2_deserialize(&mut out, black_box(g2.as_ref()).as_ptr()) };
-            (r, out)
-        })
-    });
+            (unsafe { blst_p2_deserialize(&mut out, b.as_ptr()) }, out)
+        },
+    );
+}
+
+/// Registers "sluice" and "blst" in `group`, each decoding `bytes`.
+fn bench_decode<O, T>(
+    c: &mut Criterion,
+    group: &str,
+    bytes: &[u8],
+    ours: impl Fn(&[u8]) -> O,
+    theirs: impl Fn(&[u8]) -> T,
+) {
+    let mut g = c.benchmark_group(group);
+    g.bench_function("sluice", |b| b.iter(|| ours(black_box(bytes))));
+    g.bench_function("blst", |b| b.iter(|| theirs(black_box(bytes))));
     g.finish();
 }
 

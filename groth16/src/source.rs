@@ -232,25 +232,11 @@ impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
         query: G1Query,
     ) -> Result<Bases<'_, B::Bases<G1Affine>>, Groth16Error> {
         let range = 0..g1_len(&self.query_lengths(), query);
-        let bases = upload_points(
-            backend,
-            query.name(),
-            range.clone(),
-            self.g1_encoded(query, range),
-            || self.g1_points(query),
-        )?;
-        Ok(Bases::Uploaded(bases))
+        Ok(Bases::Uploaded(upload_g1(self, backend, query, range)?))
     }
     fn b_g2_bases(&self, backend: &B) -> Result<Bases<'_, B::Bases<G2Affine>>, Groth16Error> {
         let range = 0..self.query_lengths().b_g2;
-        let bases = upload_points(
-            backend,
-            "b_g2",
-            range.clone(),
-            self.b_g2_encoded(range),
-            || self.b_g2_points(),
-        )?;
-        Ok(Bases::Uploaded(bases))
+        Ok(Bases::Uploaded(upload_b_g2(self, backend, range)?))
     }
     fn g1_bases_range(
         &self,
@@ -258,29 +244,40 @@ impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
         query: G1Query,
         range: Range<usize>,
     ) -> Result<(Bases<'_, B::Bases<G1Affine>>, usize), Groth16Error> {
-        let bases = upload_points(
-            backend,
-            query.name(),
-            range.clone(),
-            self.g1_encoded(query, range.clone()),
-            || self.g1_points_range(query, range),
-        )?;
-        Ok((Bases::Uploaded(bases), 0))
+        Ok((Bases::Uploaded(upload_g1(self, backend, query, range)?), 0))
     }
     fn b_g2_bases_range(
         &self,
         backend: &B,
         range: Range<usize>,
     ) -> Result<(Bases<'_, B::Bases<G2Affine>>, usize), Groth16Error> {
-        let bases = upload_points(
-            backend,
-            "b_g2",
-            range.clone(),
-            self.b_g2_encoded(range.clone()),
-            || self.b_g2_points_range(range),
-        )?;
-        Ok((Bases::Uploaded(bases), 0))
+        Ok((Bases::Uploaded(upload_b_g2(self, backend, range)?), 0))
     }
+}
+
+/// Points `range` of a G1 query of `source` uploaded to `backend` ([`upload_points`]).
+fn upload_g1<B: ComputeBackend, H: HostParameters + ?Sized>(
+    source: &H,
+    backend: &B,
+    query: G1Query,
+    range: Range<usize>,
+) -> Result<B::Bases<G1Affine>, Groth16Error> {
+    let encoded = source.g1_encoded(query, range.clone());
+    upload_points(backend, query.name(), range.clone(), encoded, || {
+        source.g1_points_range(query, range)
+    })
+}
+
+/// Points `range` of `b_g2` of `source` uploaded to `backend` ([`upload_points`]).
+fn upload_b_g2<B: ComputeBackend, H: HostParameters + ?Sized>(
+    source: &H,
+    backend: &B,
+    range: Range<usize>,
+) -> Result<B::Bases<G2Affine>, Groth16Error> {
+    let encoded = source.b_g2_encoded(range.clone());
+    upload_points(backend, "b_g2", range.clone(), encoded, || {
+        source.b_g2_points_range(range)
+    })
 }
 
 /// The length of a G1 query.
@@ -385,6 +382,32 @@ impl MappedParameters {
         name: &str,
         range: Range<usize>,
     ) -> Result<Vec<P>, Groth16Error> {
+        let points = self.points_bytes::<P>(index, range.clone())?;
+        // In batches, so that a long checked decode reports its progress.
+        let mut out = Vec::with_capacity(range.len());
+        report_decoded(name, 0, range.len());
+        for (k, batch) in points.bytes.chunks(BATCH * P::UNCOMPRESSED).enumerate() {
+            let first = range.start + k * BATCH;
+            let offset = points.offset + (k * BATCH * P::UNCOMPRESSED) as u64;
+            out.extend(decode_points::<P>(
+                batch,
+                offset,
+                self.checked,
+                name,
+                first,
+            )?);
+            report_decoded(name, out.len(), range.len());
+        }
+        Ok(out)
+    }
+
+    /// The encodings of points `range` of section `index`, or an error naming the range
+    /// that runs past the section's end.
+    fn points_bytes<P: FilePoint>(
+        &self,
+        index: usize,
+        range: Range<usize>,
+    ) -> Result<EncodedPoints<'_>, Groth16Error> {
         let (start, len) = self.sections[index];
         if range.start > range.end || range.end > len {
             return Err(BackendError::LengthMismatch {
@@ -394,22 +417,11 @@ impl MappedParameters {
             }
             .into());
         }
-        // In batches, so that a long checked decode reports its progress.
-        let mut out = Vec::with_capacity(range.len());
-        report_decoded(name, 0, range.len());
-        for from in range.clone().step_by(BATCH) {
-            let to = (from + BATCH).min(range.end);
-            let first = start + from * P::UNCOMPRESSED;
-            out.extend(decode_points::<P>(
-                &self.mmap[first..start + to * P::UNCOMPRESSED],
-                first as u64,
-                self.checked,
-                name,
-                from,
-            )?);
-            report_decoded(name, to - range.start, range.len());
-        }
-        Ok(out)
+        let first = start + range.start * P::UNCOMPRESSED;
+        Ok(EncodedPoints {
+            bytes: &self.mmap[first..start + range.end * P::UNCOMPRESSED],
+            offset: first as u64,
+        })
     }
 
     /// The encodings of points `range` of section `index`, unless reads are checked (a
@@ -420,15 +432,10 @@ impl MappedParameters {
         index: usize,
         range: Range<usize>,
     ) -> Option<EncodedPoints<'_>> {
-        let (start, len) = self.sections[index];
-        if self.checked || range.start > range.end || range.end > len {
-            return None;
+        match self.checked {
+            true => None,
+            false => self.points_bytes::<P>(index, range).ok(),
         }
-        let first = start + range.start * P::UNCOMPRESSED;
-        Some(EncodedPoints {
-            bytes: &self.mmap[first..start + range.end * P::UNCOMPRESSED],
-            offset: first as u64,
-        })
     }
 
     /// Decodes everything into memory.
@@ -534,17 +541,7 @@ impl<B: ComputeBackend> ResidentParameters<B> {
         backend: &B,
     ) -> Result<Self, Groth16Error> {
         let lengths = source.query_lengths();
-        let up = |q: G1Query| -> Result<B::Bases<G1Affine>, Groth16Error> {
-            let range = 0..g1_len(&lengths, q);
-            upload_points(
-                backend,
-                q.name(),
-                range.clone(),
-                source.g1_encoded(q, range),
-                || source.g1_points(q),
-            )
-        };
-        let b_g2 = 0..lengths.b_g2;
+        let up = |q: G1Query| upload_g1(source, backend, q, 0..g1_len(&lengths, q));
         Ok(ResidentParameters {
             vk: source.vk().clone(),
             lengths,
@@ -554,13 +551,7 @@ impl<B: ComputeBackend> ResidentParameters<B> {
                 up(G1Query::A)?,
                 up(G1Query::BG1)?,
             ],
-            b_g2: upload_points(
-                backend,
-                "b_g2",
-                b_g2.clone(),
-                source.b_g2_encoded(b_g2),
-                || source.b_g2_points(),
-            )?,
+            b_g2: upload_b_g2(source, backend, 0..lengths.b_g2)?,
         })
     }
 }
