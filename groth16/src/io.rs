@@ -4,6 +4,7 @@
 //! expected there; nothing here panics on bad input.
 
 use std::io::{ErrorKind, Read, Write};
+use std::sync::{Mutex, PoisonError};
 
 use rayon::prelude::*;
 use sluice_field::{DecodeError, G1Affine, G2Affine};
@@ -39,6 +40,8 @@ pub(crate) trait FilePoint: Sized + Copy + Send + Sync {
     fn write_uncompressed(&self, out: &mut Vec<u8>);
     /// Whether this is the point at infinity.
     fn is_identity_point(&self) -> bool;
+    /// A value to fill the place of a point that failed to decode.
+    fn placeholder() -> Self;
 }
 
 macro_rules! impl_file_point {
@@ -58,6 +61,9 @@ macro_rules! impl_file_point {
             }
             fn is_identity_point(&self) -> bool {
                 bool::from(group::prime::PrimeCurveAffine::is_identity(self))
+            }
+            fn placeholder() -> Self {
+                group::prime::PrimeCurveAffine::identity()
             }
         }
     };
@@ -97,31 +103,42 @@ pub(crate) fn decode_point<P: FilePoint>(
     Ok(p)
 }
 
-/// Decodes `bytes.len() / P::UNCOMPRESSED` consecutive points in parallel, the first being
-/// item `first_index` of `section` at byte `offset`; identities are rejected. The error
-/// reported is the one at the lowest offset.
-pub(crate) fn decode_points<P: FilePoint>(
+/// Decodes `bytes.len() / P::UNCOMPRESSED` consecutive points in parallel onto the end of
+/// `out`, the first being item `first_index` of `section` at byte `offset`; identities are
+/// rejected. The error reported is the one at the lowest offset; on an error `out` holds
+/// placeholders and is to be dropped.
+///
+/// The threads write the points straight into `out`'s free space: a vector of `Result`s
+/// unwrapped afterwards would add a pass on one thread as long as the decoding itself
+/// on a 16-core host.
+pub(crate) fn decode_points_into<P: FilePoint>(
+    out: &mut Vec<P>,
     bytes: &[u8],
     offset: u64,
     checked: bool,
     section: &str,
     first_index: usize,
-) -> Result<Vec<P>, Groth16Error> {
-    let results: Vec<Result<P, Groth16Error>> = bytes
-        .par_chunks(P::UNCOMPRESSED)
-        .enumerate()
-        .map(|(i, b)| {
-            decode_point(
-                b,
-                offset + (i * P::UNCOMPRESSED) as u64,
-                checked,
-                false,
-                section,
-                Some(first_index + i),
-            )
-        })
-        .collect();
-    results.into_iter().collect()
+) -> Result<(), Groth16Error> {
+    let first_error: Mutex<Option<(usize, Groth16Error)>> = Mutex::new(None);
+    out.par_extend(bytes.par_chunks(P::UNCOMPRESSED).enumerate().map(|(i, b)| {
+        let at = offset + (i * P::UNCOMPRESSED) as u64;
+        decode_point(b, at, checked, false, section, Some(first_index + i)).unwrap_or_else(
+            |error| {
+                let mut first = first_error.lock().unwrap_or_else(PoisonError::into_inner);
+                if first.as_ref().map_or(true, |(j, _)| i < *j) {
+                    *first = Some((i, error));
+                }
+                P::placeholder()
+            },
+        )
+    }));
+    match first_error
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+    {
+        Some((_, error)) => Err(error),
+        None => Ok(()),
+    }
 }
 
 /// The description of point `index` of a section of `len` points, e.g.
@@ -242,7 +259,7 @@ impl<R: Read> OffsetReader<R> {
                     got % P::UNCOMPRESSED,
                 )
             })?;
-            out.extend(decode_points::<P>(&buf, offset, checked, section, first)?);
+            decode_points_into(&mut out, &buf, offset, checked, section, first)?;
             report_decoded(section, out.len(), len);
         }
         Ok(out)
@@ -329,5 +346,65 @@ impl<W: Write> OffsetWriter<W> {
             offset: self.offset,
             source,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use group::prime::PrimeCurveAffine;
+
+    /// `count` encodings of distinct multiples of G1's generator.
+    fn encoded_points(count: usize) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let mut p = G1Affine::generator().to_curve();
+        for _ in 0..count {
+            G1Affine::from(p).write_uncompressed(&mut bytes);
+            p += G1Affine::generator();
+        }
+        bytes
+    }
+
+    #[test]
+    fn decoded_points_are_appended_in_order() {
+        let bytes = encoded_points(3000);
+        let mut out = vec![G1Affine::identity()];
+        decode_points_into::<G1Affine>(&mut out, &bytes, 0, false, "h", 0).unwrap();
+        assert_eq!(out.len(), 3001);
+        let mut again = Vec::new();
+        for (i, point) in out[1..].iter().enumerate() {
+            point.write_uncompressed(&mut again);
+            assert!(!point.is_identity_point(), "point {i}");
+        }
+        assert_eq!(again, bytes);
+    }
+
+    #[test]
+    fn the_error_at_the_lowest_offset_is_reported() {
+        let mut bytes = encoded_points(3000);
+        let (offset, first) = (1000u64, 7usize);
+        // y's lowest bit flipped puts a point off the curve; the identity is refused too.
+        bytes[2900 * 96 + 95] ^= 1;
+        bytes[1500 * 96 + 95] ^= 1;
+        bytes[2000 * 96..2001 * 96].copy_from_slice(&G1Affine::identity().to_uncompressed());
+        let mut out = Vec::new();
+        match decode_points_into::<G1Affine>(&mut out, &bytes, offset, false, "h", first) {
+            Err(Groth16Error::InvalidPoint {
+                offset: at, what, ..
+            }) => {
+                assert_eq!(at, offset + 1500 * 96);
+                assert_eq!(what, "h[1507]");
+            }
+            other => panic!("expected h[1507] off the curve, got {other:?}"),
+        }
+        bytes[1500 * 96 + 95] ^= 1;
+        bytes[2900 * 96 + 95] ^= 1;
+        match decode_points_into::<G1Affine>(&mut Vec::new(), &bytes, offset, false, "h", first) {
+            Err(Groth16Error::PointAtInfinity { offset: at, what }) => {
+                assert_eq!(at, offset + 2000 * 96);
+                assert_eq!(what, "h[2007]");
+            }
+            other => panic!("expected h[2007] at infinity, got {other:?}"),
+        }
     }
 }

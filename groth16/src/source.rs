@@ -11,8 +11,8 @@ use sluice_backend::{BackendError, BaseDefect, ComputeBackend, CurveAffine};
 use sluice_field::{G1Affine, G2Affine};
 
 use crate::io::{
-    decode_points, item_name, report_decoded, section_length, section_point, truncated, FilePoint,
-    OffsetReader, BATCH,
+    decode_points_into, item_name, report_decoded, section_length, section_point, truncated,
+    FilePoint, OffsetReader, BATCH,
 };
 use crate::params::{Parameters, VerifyingKey};
 use crate::Groth16Error;
@@ -389,13 +389,7 @@ impl MappedParameters {
         for (k, batch) in points.bytes.chunks(BATCH * P::UNCOMPRESSED).enumerate() {
             let first = range.start + k * BATCH;
             let offset = points.offset + (k * BATCH * P::UNCOMPRESSED) as u64;
-            out.extend(decode_points::<P>(
-                batch,
-                offset,
-                self.checked,
-                name,
-                first,
-            )?);
+            decode_points_into(&mut out, batch, offset, self.checked, name, first)?;
             report_decoded(name, out.len(), range.len());
         }
         Ok(out)
