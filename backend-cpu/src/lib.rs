@@ -8,15 +8,15 @@
 mod host;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use ff::Field;
 use rayon::prelude::*;
-use sluice_backend::huge_pages::{copy_with_huge_pages, filled_for};
+use sluice_backend::huge_pages::empty_for;
 use sluice_backend::{
     check_len, check_pow2_segment, check_range, check_segment, decode_base, encoded_len,
-    Allocation, BackendError, BackendInfo, Buffer, ComputeBackend, CurveAffine, Density, Fr,
-    MemoryInfo, MemoryKind, MemoryTracker, NttOrder, Scalars, Transform,
+    Allocation, BackendError, BackendInfo, BaseDefect, Buffer, ComputeBackend, CurveAffine,
+    Density, Fr, MemoryInfo, MemoryKind, MemoryTracker, NttOrder, Scalars, Transform,
 };
 use sluice_ntt::Domain;
 
@@ -26,8 +26,8 @@ use host::{msm_error, ntt_error};
 /// Elements per rayon task in pointwise loops: large enough to amortise scheduling.
 const POINTWISE_CHUNK: usize = 1 << 12;
 
-/// Bases per rayon task when decoding encoded bases (about a millisecond of G1 work).
-const DECODE_CHUNK: usize = 1 << 12;
+/// The fewest bases a rayon task decodes (about a millisecond of G1 work).
+const DECODE_MIN_LEN: usize = 1 << 12;
 
 /// The CPU backend. Cheap to clone handles are not needed: share it by reference or `Arc`.
 #[derive(Debug)]
@@ -170,15 +170,14 @@ impl ComputeBackend for CpuBackend {
     fn upload_fr(&self, name: &str, data: &[Fr], len: usize) -> Result<CpuFrBuffer, BackendError> {
         check_range("upload_fr", len, 0, data.len())?;
         let allocation = self.track::<Fr>(name, len)?;
-        let data = if data.len() == len {
-            copy_with_huge_pages(data)
-        } else {
-            let mut padded = filled_for(&allocation, name, len, Fr::ZERO)?;
-            padded[..data.len()].copy_from_slice(data);
-            padded
-        };
+        let mut copy = empty_for(&allocation, name, len)?;
+        copy.par_extend(
+            data.par_iter()
+                .copied()
+                .chain(rayon::iter::repeat_n(Fr::ZERO, len - data.len())),
+        );
         Ok(CpuFrBuffer {
-            data,
+            data: copy,
             _allocation: allocation,
         })
     }
@@ -275,13 +274,16 @@ impl ComputeBackend for CpuBackend {
         bases: &[A],
     ) -> Result<CpuBases<A>, BackendError> {
         let allocation = self.track::<A>(name, bases.len())?;
+        let mut copy = empty_for(&allocation, name, bases.len())?;
+        copy.par_extend(bases.par_iter().cloned());
         Ok(CpuBases {
-            bases: copy_with_huge_pages(bases),
+            bases: copy,
             _allocation: allocation,
         })
     }
 
-    /// Decoded on all cores straight into the bases' own vector: no decoded copy beside it.
+    /// Decoded on all cores straight into the bases' own vector: no decoded copy beside it,
+    /// and no placeholders written first.
     fn upload_bases_encoded<A: CurveAffine>(
         &self,
         name: &str,
@@ -289,23 +291,27 @@ impl ComputeBackend for CpuBackend {
     ) -> Result<Option<CpuBases<A>>, BackendError> {
         let len = encoded_len::<A>(name, encoded)?;
         let allocation = self.track::<A>(name, len)?;
-        let mut bases = filled_for(&allocation, name, len, A::default())?;
-        let size = A::UNCOMPRESSED_BYTES;
-        // The first invalid base of each chunk, then the lowest of those.
-        let first_bad = bases
-            .par_chunks_mut(DECODE_CHUNK)
-            .zip(encoded.par_chunks(DECODE_CHUNK * size))
-            .enumerate()
-            .filter_map(|(c, (out, enc))| {
-                for (i, (o, e)) in out.iter_mut().zip(enc.chunks_exact(size)).enumerate() {
-                    match decode_base::<A>(e) {
-                        Ok(p) => *o = p,
-                        Err(defect) => return Some((c * DECODE_CHUNK + i, defect)),
-                    }
-                }
-                None
-            })
-            .min_by_key(|&(index, _)| index);
+        let mut bases = empty_for(&allocation, name, len)?;
+        // The lowest invalid base; a lock taken only on a defect, which is rare.
+        let first_bad: Mutex<Option<(usize, BaseDefect)>> = Mutex::new(None);
+        bases.par_extend(
+            encoded
+                .par_chunks_exact(A::UNCOMPRESSED_BYTES)
+                .with_min_len(DECODE_MIN_LEN)
+                .enumerate()
+                .map(|(index, bytes)| {
+                    decode_base::<A>(bytes).unwrap_or_else(|defect| {
+                        let mut first = first_bad.lock().unwrap_or_else(PoisonError::into_inner);
+                        if first.as_ref().map_or(true, |&(lowest, _)| index < lowest) {
+                            *first = Some((index, defect));
+                        }
+                        A::default()
+                    })
+                }),
+        );
+        let first_bad = first_bad
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
         if let Some((index, defect)) = first_bad {
             return Err(BackendError::InvalidBase {
                 what: name.to_owned(),
@@ -506,11 +512,12 @@ mod tests {
         assert_eq!(from_buffer, expect, "seed {:#x}", SEED + 1);
     }
 
-    /// Encoded bases decode into the same bases as the host's decoding, across chunks;
-    /// the lowest invalid one is named, with the reference's defect.
+    /// Encoded bases decode into the same bases as the host's decoding, on every thread;
+    /// the lowest invalid one is named, with the reference's defect, whichever thread
+    /// finds it first.
     #[test]
-    fn encoded_bases_decode_across_chunks_and_name_the_first_invalid() {
-        let n = DECODE_CHUNK + 77;
+    fn encoded_bases_decode_on_all_threads_and_name_the_first_invalid() {
+        let n = 4096 + 77;
         let g = G1Projective::generator();
         let mut acc = g;
         let points: Vec<G1Affine> = (0..n)
@@ -529,7 +536,7 @@ mod tests {
             .unwrap()
             .expect("the CPU backend decodes");
         assert_eq!(bases.as_slice(), &points[..]);
-        for at in [n - 1, DECODE_CHUNK + 3, 5] {
+        for at in [n - 1, 4096 + 3, 5] {
             encoded[at * 96 + 95] ^= 1;
             let want = decode_base::<G1Affine>(&encoded[at * 96..(at + 1) * 96]).unwrap_err();
             match backend.upload_bases_encoded::<G1Affine>("b", &encoded) {

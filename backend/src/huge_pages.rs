@@ -104,20 +104,26 @@ pub fn filled_for<T: Clone>(
     len: usize,
     value: T,
 ) -> Result<Vec<T>, BackendError> {
-    filled_with_huge_pages(len, value).ok_or_else(|| BackendError::OutOfMemory {
+    let mut v = empty_for(allocation, what, len)?;
+    v.resize(len, value);
+    Ok(v)
+}
+
+/// An empty vector with room for `capacity` elements ([`vec_with_huge_pages`]) for memory
+/// `allocation` already counts, for callers that write every element themselves (on
+/// several threads, so that the first touch of its pages is spread too); refused as in
+/// [`filled_for`].
+pub fn empty_for<T>(
+    allocation: &Allocation,
+    what: &str,
+    capacity: usize,
+) -> Result<Vec<T>, BackendError> {
+    vec_with_huge_pages(capacity).ok_or_else(|| BackendError::OutOfMemory {
         kind: allocation.kind(),
         what: what.to_owned(),
         requested: allocation.bytes(),
         available: 0,
     })
-}
-
-/// A copy of `src` in a vector advised as huge ([`vec_with_huge_pages`]); aborts like
-/// `to_vec` when the allocator refuses.
-pub fn copy_with_huge_pages<T: Clone>(src: &[T]) -> Vec<T> {
-    let mut v = vec_with_huge_pages(src.len()).unwrap_or_default();
-    v.extend_from_slice(src);
-    v
 }
 
 /// Asks the kernel to back the whole pages of `v`'s allocation (its capacity) with huge
@@ -186,14 +192,10 @@ mod tests {
     }
 
     #[test]
-    fn copies_keep_their_contents() {
-        let src: Vec<u64> = (0..(MIN_ADVISED_BYTES as u64 / 8 + 3)).collect();
-        assert_eq!(copy_with_huge_pages(&src), src);
-        assert_eq!(
-            filled_with_huge_pages(src.len(), 7u64),
-            Some(vec![7; src.len()])
-        );
-        assert!(copy_with_huge_pages::<u64>(&[]).is_empty());
+    fn filled_vectors_hold_their_value() {
+        let len = MIN_ADVISED_BYTES / 8 + 3;
+        assert_eq!(filled_with_huge_pages(len, 7u64), Some(vec![7; len]));
+        assert_eq!(filled_with_huge_pages(0, 7u64), Some(vec![]));
     }
 
     #[test]
