@@ -8,15 +8,15 @@
 mod host;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use ff::Field;
 use rayon::prelude::*;
 use sluice_backend::huge_pages::empty_for;
 use sluice_backend::{
     check_len, check_pow2_segment, check_range, check_segment, decode_base, encoded_len,
-    Allocation, BackendError, BackendInfo, BaseDefect, Buffer, ComputeBackend, CurveAffine,
-    Density, Fr, MemoryInfo, MemoryKind, MemoryTracker, NttOrder, Scalars, Transform,
+    Allocation, BackendError, BackendInfo, Buffer, ComputeBackend, CurveAffine, Density, Fr,
+    LowestIndexed, MemoryInfo, MemoryKind, MemoryTracker, NttOrder, Scalars, Transform,
 };
 use sluice_ntt::Domain;
 
@@ -292,8 +292,7 @@ impl ComputeBackend for CpuBackend {
         let len = encoded_len::<A>(name, encoded)?;
         let allocation = self.track::<A>(name, len)?;
         let mut bases = empty_for(&allocation, name, len)?;
-        // The lowest invalid base; a lock taken only on a defect, which is rare.
-        let first_bad: Mutex<Option<(usize, BaseDefect)>> = Mutex::new(None);
+        let first_bad = LowestIndexed::new();
         bases.par_extend(
             encoded
                 .par_chunks_exact(A::UNCOMPRESSED_BYTES)
@@ -301,17 +300,12 @@ impl ComputeBackend for CpuBackend {
                 .enumerate()
                 .map(|(index, bytes)| {
                     decode_base::<A>(bytes).unwrap_or_else(|defect| {
-                        let mut first = first_bad.lock().unwrap_or_else(PoisonError::into_inner);
-                        if first.as_ref().map_or(true, |&(lowest, _)| index < lowest) {
-                            *first = Some((index, defect));
-                        }
+                        first_bad.offer(index, defect);
                         A::default()
                     })
                 }),
         );
-        let first_bad = first_bad
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner);
+        let first_bad = first_bad.into_inner();
         if let Some((index, defect)) = first_bad {
             return Err(BackendError::InvalidBase {
                 what: name.to_owned(),

@@ -1,5 +1,7 @@
 //! Argument checks every backend shares, written once: lengths, ranges, segments and encodings.
 
+use std::sync::{Mutex, PoisonError};
+
 use crate::{BackendError, BaseDefect, CurveAffine};
 
 /// `Ok` when two lengths agree, else [`BackendError::LengthMismatch`] naming `what`.
@@ -82,6 +84,38 @@ pub fn decode_base<A: CurveAffine>(encoding: &[u8]) -> Result<A, BaseDefect> {
     Ok(p)
 }
 
+/// The item with the lowest index of those offered, from any number of threads: how a
+/// parallel decode names the first bad input whichever thread meets it first. Each offer
+/// takes a lock, so it is for the rare items (errors), not for every one.
+#[derive(Debug)]
+pub struct LowestIndexed<T>(Mutex<Option<(usize, T)>>);
+
+impl<T> LowestIndexed<T> {
+    /// Nothing offered yet.
+    pub fn new() -> Self {
+        Self(Mutex::new(None))
+    }
+
+    /// Keeps `item` if no item with a lower index was offered.
+    pub fn offer(&self, index: usize, item: T) {
+        let mut lowest = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if lowest.as_ref().map_or(true, |&(at, _)| index < at) {
+            *lowest = Some((index, item));
+        }
+    }
+
+    /// The lowest-indexed item offered, with its index.
+    pub fn into_inner(self) -> Option<(usize, T)> {
+        self.0.into_inner().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<T> Default for LowestIndexed<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,5 +187,15 @@ mod tests {
             encoded_len::<G2Affine>("b", &[e.clone(), e].concat()).unwrap(),
             2
         );
+    }
+
+    #[test]
+    fn the_lowest_index_offered_is_kept() {
+        let lowest = LowestIndexed::new();
+        for (index, item) in [(7, 'a'), (3, 'b'), (9, 'c'), (3, 'd')] {
+            lowest.offer(index, item);
+        }
+        assert_eq!(lowest.into_inner(), Some((3, 'b')));
+        assert_eq!(LowestIndexed::<char>::default().into_inner(), None);
     }
 }

@@ -24,6 +24,7 @@ use std::sync::Arc;
 
 pub use check::{
     check_len, check_pow2_segment, check_range, check_segment, decode_base, encoded_len,
+    LowestIndexed,
 };
 pub use compact::{CompactConfig, CompactVec, HostBudget, Storage};
 pub use error::{BackendError, BaseDefect};
@@ -319,7 +320,7 @@ pub trait ComputeBackend: Send + Sync {
     ///
     /// # Errors
     /// [`BackendError::InvalidBase`] naming the first invalid base;
-    /// [`BackendError::LengthMismatch`] if `encoded` is not whole encodings.
+    /// [`BackendError::InvalidInput`] if `encoded` is not whole encodings.
     fn upload_bases_encoded<A: CurveAffine>(
         &self,
         name: &str,

@@ -4,9 +4,9 @@
 //! expected there; nothing here panics on bad input.
 
 use std::io::{ErrorKind, Read, Write};
-use std::sync::{Mutex, PoisonError};
 
 use rayon::prelude::*;
+use sluice_backend::LowestIndexed;
 use sluice_field::{DecodeError, G1Affine, G2Affine};
 
 use crate::progress::{self, ProgressEvent, Task};
@@ -119,23 +119,17 @@ pub(crate) fn decode_points_into<P: FilePoint>(
     section: &str,
     first_index: usize,
 ) -> Result<(), Groth16Error> {
-    let first_error: Mutex<Option<(usize, Groth16Error)>> = Mutex::new(None);
+    let first_error = LowestIndexed::new();
     out.par_extend(bytes.par_chunks(P::UNCOMPRESSED).enumerate().map(|(i, b)| {
         let at = offset + (i * P::UNCOMPRESSED) as u64;
         decode_point(b, at, checked, false, section, Some(first_index + i)).unwrap_or_else(
             |error| {
-                let mut first = first_error.lock().unwrap_or_else(PoisonError::into_inner);
-                if first.as_ref().map_or(true, |(j, _)| i < *j) {
-                    *first = Some((i, error));
-                }
+                first_error.offer(i, error);
                 P::placeholder()
             },
         )
     }));
-    match first_error
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner)
-    {
+    match first_error.into_inner() {
         Some((_, error)) => Err(error),
         None => Ok(()),
     }
