@@ -54,7 +54,9 @@ pub mod pipeline {
     pub use sluice_pipeline::*;
 }
 
+// `sluice/README.md` is a link to the repository's README (cargo packages its text), so the
+// path holds both in the workspace and in the published crate.
 /// The README's "Using it" example, compiled and run as a doctest.
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;

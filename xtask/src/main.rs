@@ -4,10 +4,12 @@
 //!   where it runs as root; otherwise names the one command to run).
 //! - `cargo xtask bench`: the main job — see `cargo xtask bench --help`.
 //! - `cargo xtask check-layout`: the source layout's rules (see `layout.rs`).
+//! - `cargo xtask package`: `cargo package` over the crates.io crates (see `package.rs`).
 
 mod bundle;
 mod layout;
 mod opencl_setup;
+mod package;
 
 use std::process::{Command, ExitCode};
 
@@ -20,8 +22,11 @@ commands:
   bundle   build release binaries and a run script for the GPU machine into target/device/
   record   print a bench run's results.json as BENCHMARKS.md rows (see `record --help`)
   check-layout [DIR]
-           check the source layout: backend-opencl files of at most 800 lines and no import
+           check the source layout: library crates' files of at most 800 lines and no import
            loops, the environment read only in `from_env` functions, BENCHMARKS.md < 40 KB
+  package [cargo package args]
+           `cargo package` the crates published to crates.io (sluice-prover and its
+           sluice-* dependencies), verified unless `--no-verify` is passed
   help     print this message
 ";
 
@@ -32,6 +37,9 @@ fn main() -> ExitCode {
         Some("bench") => run_bench(&args[1..]),
         Some("bundle") => bundle::bundle().map(drop),
         Some("check-layout") => layout::run(&args[1..]),
+        Some("package") => {
+            workspace_root().and_then(|root| package::run(&root, &cargo(), &args[1..]))
+        }
         Some("record") => run(Command::new(cargo())
             .args(["run", "--quiet", "--release", "-p", "sluice-bench", "--"])
             .args(&args)),
@@ -61,7 +69,7 @@ fn run_tests(extra: &[String]) -> Result<(), String> {
     cmd.args(["test", "--workspace", "--release"])
         .args([
             "--features",
-            "sluice-field/serde,sluice-field/blst,sluice/blstrs,sluice/opencl",
+            "sluice-field/serde,sluice-field/blst,sluice-prover/blstrs,sluice-prover/opencl",
         ])
         .args(extra);
     if in_ci {
@@ -105,6 +113,14 @@ fn run_bench(args: &[String]) -> Result<(), String> {
     }
     cmd.arg("--").args(args);
     run(&mut cmd)
+}
+
+/// The workspace's root: xtask's parent directory.
+fn workspace_root() -> Result<std::path::PathBuf, String> {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(std::path::Path::to_owned)
+        .ok_or_else(|| "xtask has no parent directory".to_owned())
 }
 
 /// The cargo that invoked us, so toolchain overrides carry through.
