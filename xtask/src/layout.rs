@@ -1,8 +1,12 @@
-//! `cargo xtask check-layout`: the layout issue 29 set, checked on the tree.
+//! `cargo xtask check-layout`: the layout issues 29 and 48 set, checked on the tree.
 //!
-//! - no `.rs` file under `backend-opencl/` over [`MAX_LINES`] lines;
-//! - no import loop between the modules of `backend-opencl/src/` (a module that declares
-//!   another counts as importing it, so a child that reaches its parent's items is a loop);
+//! - no `.rs` file over [`MAX_LINES`] lines in a library crate's `src/` (in `backend-opencl`,
+//!   anywhere in the crate: its tests, examples and tools too);
+//! - no import loop between the modules of a library crate's `src/` (a module that declares
+//!   another counts as importing it, so a child that reaches its parent's items is a loop;
+//!   binaries under `src/bin/` are crates of their own and left out; a path through a `use`
+//!   counts as reaching the module the `use` names; the loops in [`KNOWN_LOOPS`], there
+//!   when the rule reached every crate, are allowed until untangled);
 //! - no `std::env::var` in a library crate's sources outside functions named `from_env`,
 //!   `with_env_overrides` or `*_from_env` (test modules and test support aside);
 //! - `BENCHMARKS.md` under [`MAX_BENCHMARKS_BYTES`].
@@ -14,14 +18,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// The most lines a `.rs` file of `backend-opencl/` may have.
+/// The most lines a `.rs` file of a library crate's sources may have.
 pub const MAX_LINES: usize = 800;
 
 /// `BENCHMARKS.md` must stay below this many bytes.
 pub const MAX_BENCHMARKS_BYTES: u64 = 40_000;
 
-/// The library crates whose sources may read the environment only in `from_env` functions.
-const LIBRARY_CRATES: [&str; 8] = [
+/// The library crates (their directories): files capped at [`MAX_LINES`], no import loop,
+/// the environment read only in `from_env` functions.
+const LIBRARY_CRATES: [&str; 9] = [
     "field",
     "ntt",
     "msm",
@@ -30,6 +35,29 @@ const LIBRARY_CRATES: [&str; 8] = [
     "backend-opencl",
     "groth16",
     "pipeline",
+    "sluice",
+];
+
+/// Crates whose every `.rs` file (tests, examples, tools) is capped, not only `src/`'s: the
+/// rule issue 29 set. Others' tests are not yet (`field/tests/fields.rs` is over).
+const WHOLE_CRATE_CAPPED: [&str; 1] = ["backend-opencl"];
+
+/// Import loops that were there when the check first reached every library crate (issue 48),
+/// each as its crate and the modules on it: allowed until untangled, so that a new loop
+/// fails CI now. An entry whose loop is gone is a finding too (remove it: the list only
+/// shrinks).
+const KNOWN_LOOPS: &[(&str, &[&str])] = &[
+    ("field", &["crate::adx", "crate::fq", "crate::arith"]),
+    ("ntt", &["crate", "crate::four_step"]),
+    ("msm", &["crate", "crate::pippenger"]),
+    ("backend", &["crate", "crate::compact"]),
+    ("backend", &["crate::compact", "crate::compact::code"]),
+    ("backend", &["crate::compact", "crate::compact::page"]),
+    ("backend", &["crate::compact", "crate::compact::raw"]),
+    ("backend", &["crate::error", "crate::memory"]),
+    ("pipeline", &["crate", "crate::config"]),
+    ("pipeline", &["crate", "crate::pipeline"]),
+    ("pipeline", &["crate", "crate::planner"]),
 ];
 
 /// Files that only tests compile or call: their environment reads and imports are the
@@ -41,8 +69,16 @@ const TEST_FILES: [&str; 3] = ["tests.rs", "testing.rs", "test_support.rs"];
 pub enum Finding {
     /// A file over [`MAX_LINES`].
     TooLong { file: PathBuf, lines: usize },
-    /// Modules that import each other in a loop, in the loop's order.
-    ImportLoop { modules: Vec<String> },
+    /// Modules of the crate in directory `krate` that import each other in a loop, in the
+    /// loop's order.
+    ImportLoop {
+        krate: String,
+        modules: Vec<String>,
+        /// For each step of the loop, where it happens: `file:line` and the path or `mod`.
+        steps: Vec<String>,
+    },
+    /// An entry of [`KNOWN_LOOPS`] whose loop the tree no longer has.
+    KnownLoopGone { krate: String, modules: Vec<String> },
     /// `std::env::var` outside a `from_env` function (`function`: the enclosing one, if any).
     EnvironmentRead {
         file: PathBuf,
@@ -63,11 +99,24 @@ impl fmt::Display for Finding {
                 "{}: {lines} lines (at most {MAX_LINES}): split it by job",
                 file.display()
             ),
-            Finding::ImportLoop { modules } => write!(
+            Finding::ImportLoop {
+                krate,
+                modules,
+                steps,
+            } => {
+                write!(
+                    f,
+                    "{krate}/src: modules import each other in a loop: {} -> {}",
+                    modules.join(" -> "),
+                    modules[0]
+                )?;
+                steps.iter().try_for_each(|s| write!(f, "\n      {s}"))
+            }
+            Finding::KnownLoopGone { krate, modules } => write!(
                 f,
-                "backend-opencl/src: modules import each other in a loop: {} -> {}",
-                modules.join(" -> "),
-                modules[0]
+                "{krate}/src: the loop {} is gone: remove it from KNOWN_LOOPS in \
+                 xtask/src/layout.rs",
+                modules.join(" -> ")
             ),
             Finding::EnvironmentRead {
                 file,
@@ -96,24 +145,62 @@ impl fmt::Display for Finding {
 
 /// Every finding of the checks on the tree at `root`, in a stable order.
 pub fn check(root: &Path) -> Vec<Finding> {
+    check_with(root, KNOWN_LOOPS)
+}
+
+/// [`check`] with `known` for the loops allowed (tests pass their own).
+fn check_with(root: &Path, known_loops: &[(&str, &[&str])]) -> Vec<Finding> {
     let mut findings = Vec::new();
-    let opencl = root.join("backend-opencl");
-    for file in rust_files(&opencl, &mut findings) {
-        match std::fs::read_to_string(&file) {
-            Ok(text) if text.lines().count() > MAX_LINES => findings.push(Finding::TooLong {
-                lines: text.lines().count(),
-                file: relative(root, &file),
-            }),
-            Ok(_) => {}
-            Err(e) => findings.push(unreadable(&file, e)),
+    for krate in LIBRARY_CRATES {
+        let dir = root.join(krate);
+        let capped = match WHOLE_CRATE_CAPPED.contains(&krate) {
+            true => dir.clone(),
+            false => dir.join("src"),
+        };
+        for file in rust_files(&capped, &mut findings) {
+            match std::fs::read_to_string(&file) {
+                Ok(text) if text.lines().count() > MAX_LINES => findings.push(Finding::TooLong {
+                    lines: text.lines().count(),
+                    file: relative(root, &file),
+                }),
+                Ok(_) => {}
+                Err(e) => findings.push(unreadable(&file, e)),
+            }
         }
-    }
-    let graph = module_graph(&opencl.join("src"), &mut findings);
-    findings.extend(
-        import_loops(&graph)
+        let (graph, why) = module_graph(root, &dir.join("src"), &mut findings);
+        let loops = import_loops(&graph);
+        let same = |a: &[String], b: &[&str]| {
+            let a: BTreeSet<&str> = a.iter().map(String::as_str).collect();
+            a == b.iter().copied().collect()
+        };
+        let known: Vec<&[&str]> = known_loops
+            .iter()
+            .filter(|(k, _)| *k == krate)
+            .map(|(_, m)| *m)
+            .collect();
+        for gone in known.iter().filter(|k| !loops.iter().any(|l| same(l, k))) {
+            findings.push(Finding::KnownLoopGone {
+                krate: krate.to_owned(),
+                modules: gone.iter().map(|m| (*m).to_owned()).collect(),
+            });
+        }
+        let new = loops
             .into_iter()
-            .map(|modules| Finding::ImportLoop { modules }),
-    );
+            .filter(|l| !known.iter().any(|k| same(l, k)));
+        findings.extend(new.map(|modules| {
+            let steps = (0..modules.len())
+                .map(|i| {
+                    let edge = (modules[i].clone(), modules[(i + 1) % modules.len()].clone());
+                    format!("{} -> {}: {}", edge.0, edge.1, why[&edge])
+                })
+                .collect();
+            Finding::ImportLoop {
+                krate: krate.to_owned(),
+                modules,
+                steps,
+            }
+        }));
+    }
     for krate in LIBRARY_CRATES {
         for file in rust_files(&root.join(krate).join("src"), &mut findings) {
             if is_test_file(&file) || file.components().any(|c| c.as_os_str() == "bin") {
@@ -157,6 +244,13 @@ fn is_test_file(file: &Path) -> bool {
     file.file_name()
         .and_then(|n| n.to_str())
         .is_some_and(|n| TEST_FILES.contains(&n))
+}
+
+/// A binary's file (`src/main.rs`, `src/bin/..`): a crate of its own, not a module of the
+/// library.
+fn is_binary(src: &Path, file: &Path) -> bool {
+    let rel = file.strip_prefix(src).unwrap_or(file);
+    rel == Path::new("main.rs") || rel.starts_with("bin")
 }
 
 /// The `.rs` files under `dir`, sorted (none where `dir` is missing; `target/` skipped).
@@ -228,46 +322,231 @@ fn module_of(src: &Path, file: &Path) -> String {
     }
 }
 
-/// Which modules of `src` import which (test-only files aside): `crate::`, `super::` and
-/// `self::` paths resolved to the longest module they name, and every `mod` a file
-/// declares.
-fn module_graph(src: &Path, findings: &mut Vec<Finding>) -> BTreeMap<String, BTreeSet<String>> {
+/// Which modules of `src` import which (test-only files and binaries aside): `crate::`,
+/// `super::` and `self::` paths resolved to the longest module they name, and every `mod` a
+/// file declares. A path through a `use` (a re-export such as `crate::Fr` for
+/// `crate::fr::Fr`) counts as importing the module the `use` names, not the one holding the
+/// `use`: that module's code is not what the path reaches.
+/// With the graph, where each edge first shows (`file:line` and the path or `mod`).
+fn module_graph(
+    root: &Path,
+    src: &Path,
+    findings: &mut Vec<Finding>,
+) -> (Graph, BTreeMap<(String, String), String>) {
     let files: Vec<PathBuf> = rust_files(src, findings)
         .into_iter()
-        .filter(|f| !is_test_file(f))
+        .filter(|f| !is_test_file(f) && !is_binary(src, f))
         .collect();
     let modules: BTreeSet<String> = files.iter().map(|f| module_of(src, f)).collect();
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut texts = Vec::new();
     for file in &files {
-        let text = match std::fs::read_to_string(file) {
-            Ok(t) => code_of(&t),
-            Err(e) => {
-                findings.push(unreadable(file, e));
-                continue;
+        match std::fs::read_to_string(file) {
+            Ok(t) => texts.push((module_of(src, file), relative(root, file), code_of(&t))),
+            Err(e) => findings.push(unreadable(file, e)),
+        }
+    }
+    let mut aliases: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (me, _, text) in &texts {
+        aliases.extend(use_aliases(me, text, &modules));
+    }
+    let mut graph = Graph::new();
+    let mut why = BTreeMap::new();
+    for (me, file, text) in &texts {
+        let line_of = |offset: usize| text[..offset].matches('\n').count() + 1;
+        let edges = graph.entry(me.clone()).or_default();
+        let mut add = |target: String, evidence: String| {
+            if &target != me && edges.insert(target.clone()) {
+                why.insert((me.clone(), target), evidence);
             }
         };
-        let me = module_of(src, file);
-        let edges = graph.entry(me.clone()).or_default();
-        for path in paths_in(&text) {
-            let absolute = resolve(&me, &path);
-            let target = longest_module(&modules, &absolute);
-            if target != me {
-                edges.insert(target);
+        for (offset, path) in paths_at(text) {
+            let absolute = through_aliases(&aliases, &modules, resolve(me, &path));
+            if absolute.first().is_some_and(|s| s == EXTERNAL) {
+                continue;
             }
+            let evidence = format!(
+                "{}:{} `{}`",
+                file.display(),
+                line_of(offset),
+                path.join("::")
+            );
+            add(longest_module(&modules, &absolute), evidence);
         }
-        for child in declared_mods(&text) {
-            let child = format!("{me}::{child}");
-            if modules.contains(&child) {
-                edges.insert(child);
+        for (line, child) in declared_mods(text) {
+            let target = format!("{me}::{child}");
+            if modules.contains(&target) {
+                add(target, format!("{}:{line} `mod {child};`", file.display()));
             }
         }
     }
-    graph
+    (graph, why)
+}
+
+/// Which modules import which, by module path.
+type Graph = BTreeMap<String, BTreeSet<String>>;
+
+/// The names the `use` declarations of module `me` bring in, as `me::name` and the absolute
+/// path each stands for. Only paths into this crate count (`crate::`, `super::`, `self::`
+/// or a child module's name); globs name nothing.
+fn use_aliases(me: &str, code: &str, modules: &BTreeSet<String>) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    let mut i = 0;
+    while let Some(at) = code[i..].find("use ").map(|a| a + i) {
+        i = at + 4;
+        if at > 0 && (is_ident(bytes[at - 1]) || bytes[at - 1] == b':') {
+            continue;
+        }
+        let Some(end) = code[i..].find(';').map(|e| e + i) else {
+            break;
+        };
+        let tokens = use_tokens(&code[i..end]);
+        let mut pos = 0;
+        let mut leaves = Vec::new();
+        use_tree(&tokens, &mut pos, Vec::new(), &mut leaves);
+        for (mut segs, rename) in leaves {
+            if segs.last().is_some_and(|s| s == "self") {
+                segs.pop();
+            }
+            let Some(first) = segs.first() else { continue };
+            let local = ["crate", "super", "self"].contains(&first.as_str())
+                || modules.contains(&format!("{me}::{first}"));
+            let target = match local {
+                true => resolve(me, &segs),
+                // Another crate's item (`pub use sluice_field::Fr`): no module of this one.
+                false => [EXTERNAL.to_owned()]
+                    .into_iter()
+                    .chain(segs.clone())
+                    .collect(),
+            };
+            match rename.or_else(|| segs.last().cloned()) {
+                Some(name) if name != "_" && name != "*" => {
+                    out.push((format!("{me}::{name}"), target))
+                }
+                _ => {}
+            }
+        }
+        i = end;
+    }
+    out
+}
+
+/// The first segment of a `use` target outside this crate.
+const EXTERNAL: &str = "<external>";
+
+/// A `use` tree's tokens: identifiers, `::`, braces, commas and `*`.
+fn use_tokens(tree: &str) -> Vec<String> {
+    let bytes = tree.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < tree.len() {
+        let start = i;
+        if is_ident(bytes[i]) {
+            while i < tree.len() && is_ident(bytes[i]) {
+                i += 1;
+            }
+        } else if tree[i..].starts_with("::") {
+            i += 2;
+        } else if b"{},*".contains(&bytes[i]) {
+            i += 1;
+        } else {
+            i += 1;
+            continue;
+        }
+        out.push(tree[start..i].to_owned());
+    }
+    out
+}
+
+/// Parses one `use` tree from `tokens[*pos]` under `prefix` into its leaves: each path with
+/// its `as` name, if any.
+fn use_tree(
+    tokens: &[String],
+    pos: &mut usize,
+    prefix: Vec<String>,
+    leaves: &mut Vec<(Vec<String>, Option<String>)>,
+) {
+    let mut segs = prefix;
+    while let Some(tok) = tokens.get(*pos) {
+        *pos += 1;
+        match tok.as_str() {
+            "::" => continue,
+            "{" => {
+                while tokens.get(*pos).is_some_and(|t| t != "}") {
+                    use_tree(tokens, pos, segs.clone(), leaves);
+                    if tokens.get(*pos).is_some_and(|t| t == ",") {
+                        *pos += 1;
+                    }
+                }
+                *pos += 1;
+                return;
+            }
+            "*" => {
+                segs.push("*".to_owned());
+                leaves.push((segs, None));
+                return;
+            }
+            "}" | "," => {
+                // The end of an enclosing group: leave it to the caller.
+                *pos -= 1;
+                break;
+            }
+            ident => {
+                segs.push(ident.to_owned());
+                match tokens.get(*pos).map(String::as_str) {
+                    Some("::") => continue,
+                    Some("as") => {
+                        let rename = tokens.get(*pos + 1).cloned();
+                        *pos += 2;
+                        leaves.push((segs, rename));
+                        return;
+                    }
+                    _ => break,
+                }
+            }
+        }
+    }
+    if !segs.is_empty() {
+        leaves.push((segs, None));
+    }
+}
+
+/// `path` with every prefix that a `use` names replaced by what it stands for (a bounded
+/// number of times, so `use` declarations naming each other cannot hang the check).
+fn through_aliases(
+    aliases: &BTreeMap<String, Vec<String>>,
+    modules: &BTreeSet<String>,
+    mut path: Vec<String>,
+) -> Vec<String> {
+    for _ in 0..16 {
+        let hit = (2..=path.len()).rev().find_map(|n| {
+            let key = path[..n].join("::");
+            match modules.contains(&key) {
+                true => None,
+                false => aliases.get(&key).map(|target| (n, target)),
+            }
+        });
+        match hit {
+            Some((n, target)) => {
+                let mut next = target.clone();
+                next.extend(path[n..].iter().cloned());
+                path = next;
+            }
+            None => break,
+        }
+    }
+    path
 }
 
 /// Every path starting with `crate`, `super` or `self` in `code`, as its segments; a group
 /// (`crate::{a, b::c}`) gives one path per member.
+#[cfg(test)]
 fn paths_in(code: &str) -> Vec<Vec<String>> {
+    paths_at(code).into_iter().map(|(_, p)| p).collect()
+}
+
+/// [`paths_in`], each path with the offset in `code` where it (or its group) starts.
+fn paths_at(code: &str) -> Vec<(usize, Vec<String>)> {
     let bytes = code.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -280,7 +559,7 @@ fn paths_in(code: &str) -> Vec<Vec<String>> {
             (true, Some(h)) => {
                 let (paths, end) =
                     parse_path(code, i, vec![h.trim_end_matches(':').to_owned()], h.len());
-                out.extend(paths);
+                out.extend(paths.into_iter().map(|p| (i, p)));
                 i = end.max(i + 1);
             }
             _ => i += 1,
@@ -382,10 +661,11 @@ fn longest_module(modules: &BTreeSet<String>, path: &[String]) -> String {
 }
 
 /// The modules a file declares with `mod name;` (not inline ones, not under `#[cfg(test)]`).
-fn declared_mods(code: &str) -> Vec<String> {
+/// Each with its line (1-based).
+fn declared_mods(code: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut test_only = false;
-    for line in code.lines() {
+    for (i, line) in code.lines().enumerate() {
         let t = line.trim();
         if t.starts_with("#[cfg(test)]") {
             test_only = true;
@@ -397,7 +677,7 @@ fn declared_mods(code: &str) -> Vec<String> {
             .unwrap_or(t);
         if let Some(name) = decl.strip_prefix("mod ").and_then(|r| r.strip_suffix(';')) {
             if !test_only {
-                out.push(name.trim().to_owned());
+                out.push((i + 1, name.trim().to_owned()));
             }
         }
         if !t.starts_with("#[") {
@@ -562,6 +842,16 @@ mod tests {
              // std::env::var in a comment\n",
         )
         .write("backend/src/test_support.rs", "pub fn t() -> bool { std::env::var(\"T\").is_ok() }\n")
+        // A child reaching the root's re-export reaches the module it names, not the root;
+        // another crate's item is no module at all.
+        .write(
+            "sluice/src/lib.rs",
+            "mod inner;\nmod user;\npub use crate::inner::Thing;\npub use sluice_field::Fr;\n",
+        )
+        .write("sluice/src/inner.rs", "pub struct Thing;\n")
+        .write("sluice/src/user.rs", "use crate::{Fr, Thing};\n")
+        // Tests of a crate other than backend-opencl are not capped (yet).
+        .write("field/tests/long.rs", &"// x\n".repeat(MAX_LINES + 1))
         .write("BENCHMARKS.md", "# figures\n");
         t
     }
@@ -569,7 +859,7 @@ mod tests {
     #[test]
     fn a_tree_that_follows_the_layout_has_no_findings() {
         let t = good("good");
-        assert_eq!(check(&t.0), Vec::<Finding>::new());
+        assert_eq!(check_with(&t.0, &[]), Vec::<Finding>::new());
     }
 
     #[test]
@@ -593,8 +883,12 @@ mod tests {
             "groth16/src/prover.rs",
             "fn tune() -> usize {\n    std::env::var(\"N\").map_or(1, |v| v.len())\n}\n",
         )
+        // Every library crate is checked: a long file and a child using its parent's item.
+        .write("groth16/src/long.rs", &"// x\n".repeat(MAX_LINES + 1))
+        .write("groth16/src/lib.rs", "mod a;\npub struct Root;\n")
+        .write("groth16/src/a.rs", "\nuse crate::Root;\n")
         .write("BENCHMARKS.md", &"x".repeat(MAX_BENCHMARKS_BYTES as usize));
-        let findings = check(&t.0);
+        let findings = check_with(&t.0, &[]);
         assert!(
             findings.contains(&Finding::TooLong {
                 file: "backend-opencl/src/long.rs".into(),
@@ -605,7 +899,7 @@ mod tests {
         let loops: Vec<&Vec<String>> = findings
             .iter()
             .filter_map(|f| match f {
-                Finding::ImportLoop { modules } => Some(modules),
+                Finding::ImportLoop { modules, .. } => Some(modules),
                 _ => None,
             })
             .collect();
@@ -625,7 +919,78 @@ mod tests {
         assert!(findings.contains(&Finding::BenchmarksTooLarge {
             bytes: MAX_BENCHMARKS_BYTES
         }));
-        assert_eq!(findings.len(), 5, "{findings:?}");
+        assert!(
+            findings.contains(&Finding::TooLong {
+                file: "groth16/src/long.rs".into(),
+                lines: MAX_LINES + 1
+            }),
+            "{findings:?}"
+        );
+        assert!(
+            findings.contains(&Finding::ImportLoop {
+                krate: "groth16".into(),
+                modules: vec!["crate".into(), "crate::a".into()],
+                steps: vec![
+                    "crate -> crate::a: groth16/src/lib.rs:1 `mod a;`".into(),
+                    "crate::a -> crate: groth16/src/a.rs:2 `crate::Root`".into(),
+                ],
+            }),
+            "{findings:?}"
+        );
+        assert_eq!(findings.len(), 7, "{findings:?}");
+    }
+
+    #[test]
+    fn a_known_loop_is_allowed_and_a_gone_one_is_named() {
+        let t = good("known");
+        t.write("ntt/src/lib.rs", "mod a;\npub fn f() {}\n")
+            .write("ntt/src/a.rs", "fn g() { super::f() }\n");
+        let known: &[(&str, &[&str])] = &[
+            ("ntt", &["crate::a", "crate"]),
+            ("ntt", &["crate", "crate::gone"]),
+        ];
+        assert_eq!(
+            check_with(&t.0, known),
+            [Finding::KnownLoopGone {
+                krate: "ntt".into(),
+                modules: vec!["crate".into(), "crate::gone".into()],
+            }]
+        );
+        // Every entry of the real list names a library crate.
+        for (krate, modules) in KNOWN_LOOPS {
+            assert!(LIBRARY_CRATES.contains(krate), "{krate}");
+            assert!(modules.len() >= 2, "{modules:?}");
+        }
+    }
+
+    #[test]
+    fn use_declarations_name_what_they_stand_for() {
+        let modules: BTreeSet<String> = ["crate", "crate::m", "crate::m::a", "crate::m::a::d"]
+            .map(str::to_owned)
+            .into();
+        let got = use_aliases(
+            "crate::m",
+            "pub use self::a::{B as C, d::{self, E}};\nuse sluice_field::Fr;\nuse super::*;\n",
+            &modules,
+        );
+        let path = |p: &str| p.split("::").map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(
+            got,
+            [
+                ("crate::m::C".to_owned(), path("crate::m::a::B")),
+                ("crate::m::d".to_owned(), path("crate::m::a::d")),
+                ("crate::m::E".to_owned(), path("crate::m::a::d::E")),
+                (
+                    "crate::m::Fr".to_owned(),
+                    path("<external>::sluice_field::Fr")
+                ),
+            ]
+        );
+        let aliases: BTreeMap<String, Vec<String>> = got.into_iter().collect();
+        assert_eq!(
+            through_aliases(&aliases, &modules, path("crate::m::E::new")),
+            path("crate::m::a::d::E::new")
+        );
     }
 
     #[test]
