@@ -53,7 +53,8 @@ inline PFIELD POINT_b(void) {
 
 // Decodes the n encodings in `points` in place, base i of the upload being `first + i`: a
 // valid one becomes the device's affine point (Montgomery form, x then y); an invalid one
-// (any flag set, a coordinate not below p, off the curve; (0, 0) is off it) is left as it
+// (any flag set, a coordinate not below p, off the curve; (0, 0) is off it; x = 0, which
+// blst refuses unchecked: G1's (0, ±2), of order 3; no G2 point has x = 0) is left as it
 // was and lowers *first_bad to its index.
 __kernel void POINT_decode_bases(__global uint *points, uint n, uint first,
                                  __global uint *first_bad) {
@@ -65,7 +66,7 @@ __kernel void POINT_decode_bases(__global uint *points, uint n, uint first,
   p.x = POINT_coord_from_be(w, true, &bad);
   p.y = POINT_coord_from_be(w + POINT_FQ_PER_COORD * Fq_LIMBS, false, &bad);
   PFIELD rhs = PFIELD_add(PFIELD_mul(PFIELD_sqr(p.x), p.x), POINT_b());
-  if (bad != 0 || !PFIELD_eq(PFIELD_sqr(p.y), rhs)) {
+  if (bad != 0 || PFIELD_is_zero(p.x) || !PFIELD_eq(PFIELD_sqr(p.y), rhs)) {
     atomic_min(first_bad, first + i);
     return;
   }

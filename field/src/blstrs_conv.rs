@@ -75,9 +75,10 @@ mod tests {
     #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
     use super::*;
+    use crate::curve::CurveField;
     use crate::{G1Projective, G2Projective};
     use ff::{Field, PrimeField};
-    use group::{Curve, Group, GroupEncoding};
+    use group::{Curve, Group, GroupEncoding, UncompressedEncoding};
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
     use std::vec;
@@ -220,5 +221,130 @@ mod tests {
             blstrs::G2Affine::from(G2Affine::identity()).is_identity()
         ));
         assert!(!bool::from(G1Affine::from(g).is_identity()));
+    }
+
+    /// p - 2, big-endian: the coordinate -2.
+    fn minus_two_be() -> [u8; 48] {
+        let mut out = [0u8; 48];
+        (-crate::Fq::from_u64(2)).write_be(&mut out);
+        out
+    }
+
+    /// `from_uncompressed_unchecked` and `from_bytes_unchecked` here and in blstrs give the
+    /// same verdict and point on every case: x = 0 (y = 2 and -2), off the curve, (0, 0)
+    /// unflagged, a bad flag, the identity, the generator, a point outside the subgroup.
+    /// `refused` names the cases both must refuse, so the test cannot pass by accepting all.
+    fn unchecked_readers_agree<A, B>(valid: A, outside: A, refused: usize)
+    where
+        A: UncompressedEncoding + GroupEncoding + PartialEq + core::fmt::Debug,
+        B: UncompressedEncoding + GroupEncoding,
+    {
+        let u = valid.to_uncompressed();
+        let n = u.as_ref().len();
+        let with = |f: &dyn Fn(&mut [u8])| {
+            let mut e = <A as UncompressedEncoding>::Uncompressed::default();
+            e.as_mut().copy_from_slice(u.as_ref());
+            f(e.as_mut());
+            e
+        };
+        let cases = [
+            (
+                "(0, 2)",
+                with(&|e| {
+                    e.fill(0);
+                    e[n - 1] = 2;
+                }),
+            ),
+            (
+                "(0, -2)",
+                with(&|e| {
+                    e.fill(0);
+                    e[n - 48..].copy_from_slice(&minus_two_be());
+                }),
+            ),
+            ("y + 1", with(&|e| e[n - 1] ^= 1)),
+            ("(0, 0) unflagged", with(&|e| e.fill(0))),
+            ("sign flag", with(&|e| e[0] |= 0x20)),
+            (
+                "identity",
+                with(&|e| {
+                    e.fill(0);
+                    e[0] = 0x40;
+                }),
+            ),
+            ("valid", with(&|_| ())),
+            ("outside the subgroup", {
+                let mut e = with(&|_| ());
+                e.as_mut()
+                    .copy_from_slice(outside.to_uncompressed().as_ref());
+                e
+            }),
+        ];
+        let mut both_refused = 0;
+        for (what, e) in &cases {
+            let ours = Option::<A>::from(A::from_uncompressed_unchecked(e));
+            let mut theirs_bytes = <B as UncompressedEncoding>::Uncompressed::default();
+            theirs_bytes.as_mut().copy_from_slice(e.as_ref());
+            let theirs = Option::<B>::from(B::from_uncompressed_unchecked(&theirs_bytes));
+            match (&ours, &theirs) {
+                (Some(a), Some(b)) => assert_eq!(
+                    a.to_uncompressed().as_ref(),
+                    b.to_uncompressed().as_ref(),
+                    "{what}"
+                ),
+                (None, None) => both_refused += 1,
+                _ => panic!("{what}: sluice {:?}, blstrs {}", ours, theirs.is_some()),
+            }
+            // The compressed form of the same x (where the bytes carry no flag).
+            let flags = e.as_ref()[0] & 0xe0;
+            if flags == 0 {
+                let mut c = <A as GroupEncoding>::Repr::default();
+                c.as_mut().copy_from_slice(&e.as_ref()[..n / 2]);
+                c.as_mut()[0] |= 0x80;
+                let mut cb = <B as GroupEncoding>::Repr::default();
+                cb.as_mut().copy_from_slice(c.as_ref());
+                let ours = Option::<A>::from(A::from_bytes_unchecked(&c));
+                let theirs = Option::<B>::from(B::from_bytes_unchecked(&cb));
+                assert_eq!(ours.is_some(), theirs.is_some(), "{what}, compressed");
+            }
+        }
+        assert_eq!(both_refused, refused, "cases refused by both");
+    }
+
+    #[test]
+    fn g1_unchecked_readers_agree_with_blstrs() {
+        use crate::Fq;
+        let outside = (1u64..)
+            .find_map(|x| {
+                let x = Fq::from_u64(x);
+                let y = Option::<Fq>::from((x.square() * x + Fq::from_u64(4)).sqrt())?;
+                let p = G1Affine::from_xy_unchecked(x, y);
+                (!bool::from(p.is_torsion_free())).then_some(p)
+            })
+            .unwrap();
+        // Refused: x = 0 twice, y + 1, (0, 0), the sign flag.
+        unchecked_readers_agree::<G1Affine, blstrs::G1Affine>(G1Affine::generator(), outside, 5);
+    }
+
+    #[test]
+    fn g2_unchecked_readers_agree_with_blstrs() {
+        use crate::{Fq, Fq2};
+        let b = Fq2 {
+            c0: Fq::from_u64(4),
+            c1: Fq::from_u64(4),
+        };
+        let outside = (1u64..)
+            .find_map(|x| {
+                let x = Fq2 {
+                    c0: Fq::from_u64(x),
+                    c1: Fq::ONE,
+                };
+                let y = Option::<Fq2>::from((x.square() * x + b).sqrt())?;
+                let p = G2Affine::from_xy_unchecked(x, y);
+                (!bool::from(p.is_torsion_free())).then_some(p)
+            })
+            .unwrap();
+        // Refused: x = 0 twice (off G2's curve), y + 1, (0, 0), the sign flag.
+        unchecked_readers_agree::<G2Affine, blstrs::G2Affine>(G2Affine::generator(), outside, 5);
     }
 }

@@ -65,7 +65,7 @@ pub trait CurveAffine:
     const UNCOMPRESSED_BYTES: usize;
 
     /// Decodes an uncompressed encoding as parameter files hold their bases: flags,
-    /// canonical coordinates and the curve equation, not the subgroup (see
+    /// canonical coordinates, the curve equation and x != 0, not the subgroup (see
     /// [`G1Affine::decode_uncompressed_on_curve`]).
     ///
     /// # Errors

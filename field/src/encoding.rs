@@ -35,7 +35,9 @@ pub enum DecodeError {
     /// The point does not satisfy the curve equation (for compressed input: x^3 + b has no
     /// square root).
     NotOnCurve,
-    /// The point is on the curve but not in the prime-order subgroup.
+    /// The point is on the curve but not in the prime-order subgroup. Unchecked decoding
+    /// returns it too for a point with x = 0 (on G1 the points (0, ±2), of order 3), which
+    /// blst refuses even when it skips the subgroup check.
     NotInSubgroup,
 }
 
@@ -120,7 +122,18 @@ fn check_subgroup<F: CurveField>(p: Affine<F>, check: bool) -> Result<Affine<F>,
     Ok(p)
 }
 
-/// Decodes a compressed point (always on the curve); `subgroup` adds the subgroup check.
+/// Refuses a point with x = 0, as blst does even without the subgroup check: on G1 these
+/// are (0, ±2), of order 3, never in the subgroup; on G2 no point has x = 0 (4(1 + i) is not
+/// a square in Fq2: its norm 32 is not one in Fq), so the curve equation refuses it first.
+fn refuse_zero_x<F: CurveField>(p: Affine<F>) -> Result<Affine<F>, DecodeError> {
+    if bool::from(p.x.is_zero()) {
+        return Err(DecodeError::NotInSubgroup);
+    }
+    Ok(p)
+}
+
+/// Decodes a compressed point (always on the curve, x never 0); `subgroup` adds the
+/// subgroup check.
 pub(crate) fn decode_compressed<F: CurveField>(
     bytes: &[u8],
     subgroup: bool,
@@ -132,24 +145,20 @@ pub(crate) fn decode_compressed<F: CurveField>(
     let y = Option::<F>::from((x.square() * x + F::B).sqrt()).ok_or(DecodeError::NotOnCurve)?;
     let flip = y.sign() ^ Choice::from(u8::from(sign));
     let y = F::conditional_select(&y, &-y, flip);
-    check_subgroup(Affine { x, y }, subgroup)
+    check_subgroup(refuse_zero_x(Affine { x, y })?, subgroup)
 }
 
-/// Decodes an uncompressed point; `checked` adds the curve-equation and subgroup checks.
+/// Decodes an uncompressed point: the flags, canonical coordinates, the curve equation and
+/// x != 0 always (what blst refuses unchecked); `checked` adds the subgroup check.
 pub(crate) fn decode_uncompressed<F: CurveField>(
     bytes: &[u8],
     checked: bool,
 ) -> Result<Affine<F>, DecodeError> {
-    if checked {
-        return check_subgroup(decode_uncompressed_on_curve(bytes)?, true);
-    }
-    match read_uncompressed(bytes)? {
-        Some(p) => Ok(p),
-        None => Ok(Affine::IDENTITY),
-    }
+    check_subgroup(decode_uncompressed_on_curve(bytes)?, checked)
 }
 
-/// Decodes an uncompressed point with the curve-equation check but not the subgroup's.
+/// Decodes an uncompressed point with every check but the subgroup's: blst's unchecked
+/// deserialization (and so bellperson's unchecked reads), which also refuses x = 0.
 pub(crate) fn decode_uncompressed_on_curve<F: CurveField>(
     bytes: &[u8],
 ) -> Result<Affine<F>, DecodeError> {
@@ -160,7 +169,7 @@ pub(crate) fn decode_uncompressed_on_curve<F: CurveField>(
     if !bool::from(p.is_on_curve() & !p.is_identity()) {
         return Err(DecodeError::NotOnCurve);
     }
-    Ok(p)
+    refuse_zero_x(p)
 }
 
 /// The flags and the two canonical coordinates of an uncompressed encoding; `None` for the

@@ -57,6 +57,12 @@ fn corruptions(size: usize) -> Vec<(&'static str, Corrupt, BaseDefect)> {
     let flags = BaseDefect::Decode(DecodeError::InvalidFlags);
     let range = BaseDefect::Decode(DecodeError::NonCanonicalCoordinate);
     let curve = BaseDefect::Decode(DecodeError::NotOnCurve);
+    // (0, 2): on G1's curve (order 3), refused unchecked as blst does; off G2's.
+    let zero_x = if size == 96 {
+        BaseDefect::Decode(DecodeError::NotInSubgroup)
+    } else {
+        curve
+    };
     vec![
         (
             "compression flag",
@@ -81,6 +87,14 @@ fn corruptions(size: usize) -> Vec<(&'static str, Corrupt, BaseDefect)> {
             "(0, 0) unflagged",
             Box::new(|e: &mut [u8]| e.fill(0)),
             curve,
+        ),
+        (
+            "(0, 2) unflagged",
+            Box::new(move |e: &mut [u8]| {
+                e.fill(0);
+                e[size - 1] = 2;
+            }),
+            zero_x,
         ),
         (
             "x's first element = p",

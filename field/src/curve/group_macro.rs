@@ -107,7 +107,8 @@ macro_rules! impl_group {
                 $crate::encoding::to_ct_option(Self::decode_compressed(bytes), Self::identity())
             }
 
-            /// Decodes a compressed point without the subgroup check (it is still on the curve).
+            /// Decodes a compressed point without the subgroup check: it is still on the curve,
+            /// and x = 0 is refused, as blst (blstrs) refuses it unchecked.
             pub fn from_compressed_unchecked(bytes: &[u8; $clen]) -> subtle::CtOption<Self> {
                 $crate::encoding::to_ct_option(
                     $crate::encoding::decode_compressed(bytes, false).map(Self),
@@ -120,8 +121,10 @@ macro_rules! impl_group {
                 $crate::encoding::to_ct_option(Self::decode_uncompressed(bytes, true), Self::identity())
             }
 
-            /// Decodes an uncompressed point checking only the flags and that the coordinates
-            /// are canonical: neither the curve equation nor the subgroup (trusted data).
+            /// Decodes an uncompressed point without the subgroup check, the one check
+            /// [`group::UncompressedEncoding::from_uncompressed_unchecked`] may skip: the flags,
+            /// canonical coordinates, the curve equation and x != 0 are still checked, which is
+            /// what blst (blstrs) refuses unchecked.
             pub fn from_uncompressed_unchecked(bytes: &[u8; $ulen]) -> subtle::CtOption<Self> {
                 $crate::encoding::to_ct_option(Self::decode_uncompressed(bytes, false), Self::identity())
             }
@@ -134,7 +137,7 @@ macro_rules! impl_group {
                 $crate::encoding::decode_compressed(bytes, true).map(Self)
             }
 
-            #[doc = concat!("Decodes an uncompressed point from a slice (", stringify!($ulen), " bytes) as parameter files hold their bases: valid flags, canonical coordinates and the curve equation, not the subgroup (bellperson's unchecked reads skip that check alone, the costly one). The flagged identity decodes; `(0, 0)` without the flag does not.")]
+            #[doc = concat!("Decodes an uncompressed point from a slice (", stringify!($ulen), " bytes) as parameter files hold their bases: valid flags, canonical coordinates, the curve equation and x != 0, not the subgroup (bellperson's unchecked reads skip that check alone, the costly one; blst refuses x = 0 even then, as [`DecodeError::NotInSubgroup`](crate::DecodeError::NotInSubgroup)). The flagged identity decodes; `(0, 0)` without the flag does not.")]
             ///
             /// # Errors
             /// [`DecodeError`](crate::DecodeError) naming the first check that failed.
@@ -142,7 +145,7 @@ macro_rules! impl_group {
                 $crate::encoding::decode_uncompressed_on_curve(bytes).map(Self)
             }
 
-            #[doc = concat!("Decodes an uncompressed point from a slice (", stringify!($ulen), " bytes); `checked` adds the curve-equation and subgroup checks.")]
+            #[doc = concat!("Decodes an uncompressed point from a slice (", stringify!($ulen), " bytes); `checked` adds the subgroup check to those of [`decode_uncompressed_on_curve`](Self::decode_uncompressed_on_curve), which run either way.")]
             ///
             /// # Errors
             /// [`DecodeError`](crate::DecodeError) naming the first check that failed.

@@ -466,8 +466,16 @@ macro_rules! group_tests {
                 assert!(bool::from($affine::from_compressed_unchecked(&off_c).is_none()));
                 let off_u = $affine::from_xy_unchecked(p.x(), p.y() + <$field>::ONE).to_uncompressed();
                 assert_eq!(du(&off_u, true), noc, "uncompressed y + 1");
-                assert!(du(&off_u, false).is_ok(), "unchecked skips the curve equation");
-                assert!(b_deserialize(&off_u).is_err(), "blst agrees");
+                // Unchecked skips the subgroup check alone, as blst's (blstrs') does.
+                assert_eq!(du(&off_u, false), noc, "uncompressed y + 1, unchecked");
+                assert_eq!($affine::decode_uncompressed_on_curve(&off_u), noc, "on-curve decoder");
+                assert!(bool::from($affine::from_uncompressed_unchecked(&off_u).is_none()), "CtOption form");
+                assert!(bool::from(
+                    <$affine as UncompressedEncoding>::from_uncompressed_unchecked(
+                        &<$affine as UncompressedEncoding>::Uncompressed::from(off_u)
+                    ).is_none()
+                ), "UncompressedEncoding form");
+                assert_eq!(b_deserialize(&off_u).err(), Some(BLST_ERROR::BLST_POINT_NOT_ON_CURVE), "blst agrees");
                 assert_eq!(du(&[0u8; $ulen], true), noc, "(0, 0) without the infinity flag");
 
                 // On the curve, outside the subgroup.
@@ -493,6 +501,60 @@ macro_rules! group_tests {
                 for len in [0, $clen, $ulen - 1, $ulen + 1] {
                     let b = std::vec![0x40u8; len];
                     assert_eq!(du(&b, true), Err(DecodeError::WrongLength { expected: $ulen, got: len }), "uncompressed length {len}");
+                }
+            }
+
+            /// x = 0: blst refuses it even unchecked (`BLST_POINT_NOT_IN_GROUP` on G1, where
+            /// (0, ±2) is on the curve with order 3); on G2 no point has x = 0, since
+            /// 4 (1 + i) is not a square in Fq2. Every decoder here refuses it the same way.
+            #[test]
+            fn zero_x_is_refused_as_blst_refuses_it() {
+                let zero = <$field>::ZERO;
+                let rhs = zero.square() * zero + <$field as CurveField>::B;
+                let root = Option::<$field>::from(rhs.sqrt());
+                assert_eq!(root.is_some(), $clen == 48, "(0, y) on the curve exactly on G1");
+                let mut cases = std::vec::Vec::new();
+                match root {
+                    Some(y) => {
+                        for y in [y, -y] {
+                            let p = $affine::from_xy_unchecked(zero, y);
+                            assert!(bool::from(p.is_on_curve()), "(0, {y:?}) is on the curve");
+                            assert!(!bool::from(p.is_torsion_free()), "(0, {y:?}) is not in the subgroup");
+                            assert!(bool::from(($proj::from(p).double() + p).is_identity()), "order 3");
+                            cases.push((p, DecodeError::NotInSubgroup, BLST_ERROR::BLST_POINT_NOT_IN_GROUP));
+                        }
+                        assert!(cases[0].0.y() == <$field>::ONE.double() || cases[1].0.y() == <$field>::ONE.double(), "the square roots of 4 are ±2");
+                    }
+                    None => {
+                        let p = $affine::from_xy_unchecked(zero, <$field>::ONE.double());
+                        cases.push((p, DecodeError::NotOnCurve, BLST_ERROR::BLST_POINT_NOT_ON_CURVE));
+                    }
+                }
+                for (p, want, blst_says) in cases {
+                    let (c, u) = (p.to_compressed(), p.to_uncompressed());
+                    let msg = format!("(0, {:?})", p.y());
+                    assert_eq!($affine::decode_uncompressed(&u, false), Err(want), "unchecked: {msg}");
+                    assert_eq!($affine::decode_uncompressed(&u, true), Err(want), "checked: {msg}");
+                    assert_eq!($affine::decode_uncompressed_on_curve(&u), Err(want), "on curve: {msg}");
+                    assert!(bool::from($affine::from_uncompressed_unchecked(&u).is_none()), "{msg}");
+                    assert!(bool::from(
+                        <$affine as UncompressedEncoding>::from_uncompressed_unchecked(
+                            &<$affine as UncompressedEncoding>::Uncompressed::from(u)
+                        ).is_none()
+                    ), "UncompressedEncoding: {msg}");
+                    assert!(bool::from($affine::from_uncompressed(&u).is_none()), "{msg}");
+                    assert_eq!(b_deserialize(&u).err(), Some(blst_says), "blst deserialize: {msg}");
+                    // Compressed, x = 0 with either sign: blst's uncompress refuses it too.
+                    for c in [c, { let mut c = c; c[0] ^= 0x20; c }] {
+                        assert_eq!($affine::decode_compressed(&c), Err(want), "compressed: {msg}");
+                        assert!(bool::from($affine::from_compressed_unchecked(&c).is_none()), "{msg}");
+                        assert!(bool::from(
+                            <$affine as GroupEncoding>::from_bytes_unchecked(
+                                &<$affine as GroupEncoding>::Repr::from(c)
+                            ).is_none()
+                        ), "GroupEncoding: {msg}");
+                        assert_eq!(b_uncompress(&c).err(), Some(blst_says), "blst uncompress: {msg}");
+                    }
                 }
             }
 
