@@ -7,7 +7,8 @@
 //!
 //! It also holds the small vocabulary the crates above share, so that the backend trait
 //! depends on this crate alone: [`CurveGroup`] / [`CurveAffine`] (G1 and G2 for generic
-//! MSMs), [`NttOrder`] and, with `alloc`, [`Density`].
+//! MSMs), [`NttOrder`], the roots of unity and domain sizes of every NTT ([`root_of_unity`],
+//! [`domain_for`]) and, with `alloc`, [`Density`].
 #![no_std]
 
 #[cfg(feature = "alloc")]
@@ -51,11 +52,13 @@ pub use g2::{G2Affine, G2Compressed, G2Projective, G2Uncompressed};
 mod curve_group;
 #[cfg(feature = "alloc")]
 mod density;
+mod domain;
 mod limbs;
 mod ntt_order;
 
 pub use curve_group::{CurveAffine, CurveGroup, GroupKind};
 #[cfg(feature = "alloc")]
 pub use density::{Density, DensityError};
+pub use domain::{domain_for, max_domain_log_size, root_of_unity, DomainError, RootOfUnity};
 pub use limbs::PlainLimbs;
 pub use ntt_order::NttOrder;

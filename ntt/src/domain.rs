@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use ff::PrimeField;
+use sluice_field::{DomainError, RootOfUnity};
 
 use crate::par::{chunk_len_for, for_each_chunk};
 use crate::NttError;
@@ -36,11 +37,7 @@ pub struct Domain<F: PrimeField> {
 impl<F: PrimeField> Domain<F> {
     /// The largest supported `log_size`: the field's 2-adicity `S` (32 for BLS12-381's Fr),
     /// capped so that `2^log_size` fits in a `usize`.
-    pub const MAX_LOG_SIZE: u32 = if F::S < usize::BITS - 1 {
-        F::S
-    } else {
-        usize::BITS - 1
-    };
+    pub const MAX_LOG_SIZE: u32 = sluice_field::max_domain_log_size::<F>();
 
     /// The domain of `2^log_size` points. Cheap: no table is built here.
     ///
@@ -52,13 +49,8 @@ impl<F: PrimeField> Domain<F> {
                 max: Self::MAX_LOG_SIZE,
             });
         }
-        // ROOT_OF_UNITY has order 2^S; squaring it S - k times leaves order 2^k.
-        let mut omega = F::ROOT_OF_UNITY;
-        let mut omega_inv = F::ROOT_OF_UNITY_INV;
-        for _ in log_size..F::S {
-            omega = omega.square();
-            omega_inv = omega_inv.square();
-        }
+        let RootOfUnity { omega, omega_inv } =
+            sluice_field::root_of_unity::<F>(log_size).map_err(too_large)?;
         let mut size_inv = F::ONE;
         for _ in 0..log_size {
             size_inv *= F::TWO_INV;
@@ -86,9 +78,7 @@ impl<F: PrimeField> Domain<F> {
         if n == 0 {
             return Err(NttError::EmptyDomain);
         }
-        let log_size = n
-            .checked_next_power_of_two()
-            .map_or(usize::BITS, |p| p.trailing_zeros());
+        let (log_size, _) = sluice_field::domain_for::<F>(n).map_err(too_large)?;
         Self::new(log_size)
     }
 
@@ -180,6 +170,14 @@ impl<F: PrimeField> fmt::Debug for Domain<F> {
             .field("coset_shift", &self.coset_shift)
             .field("has_twiddles", &self.has_twiddles())
             .finish()
+    }
+}
+
+/// [`NttError::DomainTooLarge`] for a domain `sluice_field` refuses.
+fn too_large(e: DomainError) -> NttError {
+    NttError::DomainTooLarge {
+        log_size: e.log_size(),
+        max: e.max_log_size(),
     }
 }
 

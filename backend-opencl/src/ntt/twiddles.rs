@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use ff::{Field, PrimeField};
+use ff::Field;
 use sluice_backend::{Allocation, BackendError};
 use sluice_field::Fr;
 
@@ -24,12 +24,12 @@ pub(crate) struct Twiddles {
 impl Twiddles {
     /// The tables of 2^log_n, forward or `inverse`, on `ops`' device.
     fn new(ops: FrOps<'_>, log_n: u32, inverse: bool) -> Result<Self, BackendError> {
-        let root = if inverse {
-            Fr::ROOT_OF_UNITY_INV
-        } else {
-            Fr::ROOT_OF_UNITY
-        };
-        let w = root.pow_vartime([1u64 << (Fr::S - log_n)]);
+        let root =
+            sluice_field::root_of_unity::<Fr>(log_n).map_err(|e| BackendError::DomainTooLarge {
+                log_size: e.log_size(),
+                max: e.max_log_size(),
+            })?;
+        let w = if inverse { root.omega_inv } else { root.omega };
         let bits = log_n - 1;
         let lo_bits = bits.div_ceil(2);
         let powers = |step: Fr, count: usize| {
