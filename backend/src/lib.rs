@@ -19,6 +19,7 @@ mod error;
 mod host_vec;
 pub mod huge_pages;
 mod memory;
+mod tracked_vec;
 
 use std::sync::Arc;
 
@@ -37,6 +38,8 @@ pub use sluice_field::{
     CurveAffine, CurveGroup, Density, Fr, G1Affine, G1Projective, G2Affine, G2Projective,
     GroupKind, NttOrder,
 };
+
+pub use tracked_vec::HostVector;
 
 /// Which of the four NTT-family transforms to apply.
 ///

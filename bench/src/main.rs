@@ -562,8 +562,9 @@ fn measure<B: Profiled>(
                         let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
                         backend.synchronize().map_err(e)?;
                         let start = Instant::now();
-                        let (_, report) = prove_assignment(cs, source, r, s, backend)
-                            .map_err(|e| e.to_string())?;
+                        let (_, report) =
+                            prove_assignment(cs, source, r, s, backend, &Default::default())
+                                .map_err(|e| e.to_string())?;
                         backend.synchronize().map_err(e)?;
                         if rep > 0 {
                             times.push(start.elapsed());
@@ -651,8 +652,9 @@ fn proof_row<B: Profiled, C: sluice_groth16::Circuit<Fr> + Clone>(
         time(backend, opts.reps, || {
             if let (ProofMode::Streamed, Some(m)) = (mode, &matrices) {
                 let (r, s) = (Fr::random(&mut *rng), Fr::random(&mut *rng));
-                let (_, report) = create_proof_streamed(circuit.clone(), m, source, r, s, backend)
-                    .map_err(|e| e.to_string())?;
+                let (_, report) =
+                    create_proof_streamed(circuit.clone(), m, source, r, s, backend, None)
+                        .map_err(|e| e.to_string())?;
                 parts.push((report.phases.synthesis, report.phases));
                 return Ok(());
             }
@@ -661,8 +663,8 @@ fn proof_row<B: Profiled, C: sluice_groth16::Circuit<Fr> + Clone>(
                 .map_err(|e| e.to_string())?;
             let synthesis = start.elapsed();
             let (r, s) = (Fr::random(&mut *rng), Fr::random(&mut *rng));
-            let (_, report) =
-                prove_assignment(cs, source, r, s, backend).map_err(|e| e.to_string())?;
+            let (_, report) = prove_assignment(cs, source, r, s, backend, &Default::default())
+                .map_err(|e| e.to_string())?;
             parts.push((synthesis, report.phases));
             Ok(())
         })
@@ -795,7 +797,7 @@ fn demo_proof<B: ComputeBackend>(backend: &B, log: u32, seed: u64) -> Result<(),
     let cs = ProvingAssignment::synthesize(circuit.clone())
         .map_err(|e| format!("demo synthesis failed: {e}"))?;
     let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
-    let (proof, proof_report) = prove_assignment(cs, &params, r, s, backend)
+    let (proof, proof_report) = prove_assignment(cs, &params, r, s, backend, &Default::default())
         .map_err(|e| format!("demo proof failed: {e}"))?;
     println!(
         "  prove      {}  (synthesis included; backend peak {:.2} vectors incl. bases)",

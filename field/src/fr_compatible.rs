@@ -25,6 +25,10 @@ pub(crate) use sealed::Sealed;
 /// implementation is checked against `Fr`'s layout (sizes and alignments at compile time,
 /// values against the other crate's arithmetic in tests), so the conversions below are
 /// reinterpretations that cost nothing.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a scalar sluice proves circuits over",
+    note = "sluice proves circuits over its `Fr` and, with the feature `blstrs` of sluice (or sluice-groth16), over `blstrs::Scalar`: add `features = [\"blstrs\"]` to the dependency"
+)]
 pub trait FrCompatible: PrimeField + Sealed + Send + Sync + 'static {
     /// This element as an `Fr`.
     #[inline(always)]

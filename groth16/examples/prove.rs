@@ -49,6 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Fr::random(&mut rng),
         Fr::random(&mut rng),
         &backend,
+        &Default::default(),
     )?;
     println!("synthesis:          {synth:>8.2?}");
     println!(

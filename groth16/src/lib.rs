@@ -8,52 +8,69 @@
 //! - Parameters, verifying keys and proofs read and write bellperson's byte formats, so
 //!   Filecoin `.params` files work, also memory-mapped ([`MappedParameters`]).
 //!
+//! The calls that take a circuit are for circuits over [`Fr`](sluice_field::Fr) at the root
+//! (so a circuit generic over its field needs no type annotation) and, with feature
+//! `blstrs`, for circuits over `blstrs::Scalar` in [`for_blstrs`].
+//!
 //! The prover never stores `c = <C, z>`: on the evaluation domain of a satisfied circuit
 //! `c = a ∘ b`, so it is recomputed in the backend where the H computation needs it.
+//!
+//! # Layout
+//! Folders by job over one bottom module: `r1cs` (the domain, the shape counts parameters
+//! must match, the a·b = c check), `synthesis` (the constraint systems and recorded
+//! matrices), `setup`, `params` (types, formats, sources of bases), `prover`, `verifier`.
 
-mod assignment;
 pub mod demo;
 mod error;
-mod generator;
-mod io;
-mod keygen;
-mod matrices;
-mod pairing;
 mod params;
 pub mod progress;
 mod prover;
-mod source;
-mod streaming;
+mod r1cs;
+mod scalar_entry;
+mod setup;
+mod synthesis;
 mod verifier;
-mod witness;
 
 pub use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, Namespace, SynthesisError, Variable,
 };
 
-pub use assignment::{
-    Capacity, ProvingAssignment, SynthesisOptions, SynthesisProgress, Unsatisfied, PROGRESS_STEP,
-    UNNAMED,
-};
 pub use error::Groth16Error;
-pub use generator::{
-    generate_benchmark_parameters, generate_parameters, generate_random_parameters, CircuitShape,
-    ToxicWaste,
-};
-pub use keygen::{Column, KeypairAssembly};
-pub use matrices::ConstraintMatrices;
-pub use params::{Parameters, Proof, VerifyingKey};
-pub use prover::{
-    b_g2_msm, compute_h, create_proof, create_proof_streamed, create_proof_streamed_in_chunks,
-    create_random_proof, create_random_proof_batch, prove_assignment, prove_assignment_with, HMode,
-    PhaseTimes, ProofReport, ProverConfig, DECODE_BATCH,
-};
-pub use sluice_backend::{CompactVec, Storage};
-pub use source::{
+pub use params::keys::{Parameters, Proof, VerifyingKey};
+pub use params::source::{
     Bases, EncodedPoints, G1Query, HostParameters, MappedParameters, ParameterInfo,
-    ParameterSource, QueryLengths, ResidentParameters,
+    ParameterSource, ResidentParameters,
 };
-pub use streaming::{compute_h_streaming, compute_h_two_vectors, HostVector, StreamingPlan};
+pub use prover::config::{HMode, ProverConfig};
+pub use prover::report::{PhaseTimes, ProofReport};
+pub use prover::run::prove_assignment;
+pub use prover::streaming::StreamingPlan;
+pub use r1cs::shape::QueryLengths;
+#[cfg(feature = "blstrs")]
+pub use scalar_entry::for_blstrs;
+pub use scalar_entry::for_fr::{
+    create_proof, create_proof_streamed, create_random_proof, create_random_proof_batch,
+    generate_parameters, generate_random_parameters,
+};
+pub use setup::benchmark::{generate_benchmark_parameters, CircuitShape};
+pub use setup::generator::ToxicWaste;
+pub use sluice_backend::{CompactVec, Storage};
+pub use synthesis::assignment::ProvingAssignment;
+pub use synthesis::matrices::ConstraintMatrices;
+pub use synthesis::options::{
+    Capacity, SynthesisOptions, SynthesisProgress, Unsatisfied, PROGRESS_STEP, UNNAMED,
+};
 pub use verifier::{
     prepare_verifying_key, verify_proof, verify_proofs_batch, PreparedVerifyingKey,
 };
+
+/// The prover's phases on their own, for schedulers that split a proof across devices or
+/// time its parts (`sluice-pipeline`, the benchmarks): H into a device buffer, the b_g2 MSM,
+/// streaming H over host vectors, and a proof with its b_g2 computed elsewhere. A prover of
+/// single proofs needs none of them.
+pub mod phases {
+    pub use crate::prover::h::compute_h;
+    pub use crate::prover::msm::{b_g2_msm, DECODE_BATCH};
+    pub use crate::prover::run::prove_assignment_with_b_g2;
+    pub use crate::prover::streaming::{compute_h_streaming, compute_h_two_vectors};
+}

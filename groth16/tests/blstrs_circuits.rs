@@ -107,9 +107,10 @@ fn a_blstrs_circuit_proves_with_sluice_and_verifies_in_both() {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let x = rng.next_u64();
     let params =
-        sl::generate_random_parameters(FifthPowerOfA64BitNumber { x: None }, &mut rng).unwrap();
+        sl::for_blstrs::generate_random_parameters(FifthPowerOfA64BitNumber { x: None }, &mut rng)
+            .unwrap();
     let backend = CpuBackend::new();
-    let proof = sl::create_random_proof(
+    let proof = sl::for_blstrs::create_random_proof(
         FifthPowerOfA64BitNumber { x: Some(x) },
         &params,
         &mut rng,
@@ -197,9 +198,10 @@ fn a_generic_circuit_is_the_same_over_both_scalars() {
         G2Projective::random(&mut rng),
     );
     let toxic = sl::ToxicWaste::random(&mut rng);
-    let over_fr = sl::generate_parameters(Chain::<Fr>::new(None, rounds), g1, g2, &toxic).unwrap();
+    // A circuit generic over its field needs no annotation: each call names its scalar.
+    let over_fr = sl::generate_parameters(Chain::new(None, rounds), g1, g2, &toxic).unwrap();
     let over_scalar =
-        sl::generate_parameters(Chain::<Scalar>::new(None, rounds), g1, g2, &toxic).unwrap();
+        sl::for_blstrs::generate_parameters(Chain::new(None, rounds), g1, g2, &toxic).unwrap();
     let bytes = |p: &sl::Parameters| {
         let mut v = Vec::new();
         p.write(&mut v).unwrap();
@@ -224,11 +226,13 @@ fn a_generic_circuit_is_the_same_over_both_scalars() {
         &backend,
     )
     .unwrap();
-    let p_scalar = sl::create_proof(Chain::new(Some(x), rounds), &over_fr, r, s, &backend).unwrap();
+    let p_scalar =
+        sl::for_blstrs::create_proof(Chain::new(Some(x), rounds), &over_fr, r, s, &backend)
+            .unwrap();
     assert_eq!(p_fr.to_bytes(), p_scalar.to_bytes(), "seed {seed}");
 
     let xs: Vec<Scalar> = (0..3).map(|_| Scalar::random(&mut rng)).collect();
-    let batch = sl::create_random_proof_batch(
+    let batch = sl::for_blstrs::create_random_proof_batch(
         xs.iter().map(|&x| Chain::new(Some(x), rounds)).collect(),
         &over_fr,
         &mut rng,

@@ -242,6 +242,7 @@ fn residency_and_phase_times_are_reported() {
         Fr::random(&mut rng),
         Fr::random(&mut rng),
         &backend,
+        &Default::default(),
     )
     .unwrap();
     assert!(verify_proof(
@@ -338,15 +339,21 @@ fn unsatisfied_circuit_names_the_constraint() {
     };
     let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
     let backend = CpuBackend::new();
-    expect_unsatisfied(prove_assignment(cs.clone(), &params, r, s, &backend));
-    expect_unsatisfied(prove_assignment_with(
+    expect_unsatisfied(prove_assignment(
+        cs.clone(),
+        &params,
+        r,
+        s,
+        &backend,
+        &Default::default(),
+    ));
+    expect_unsatisfied(prove_assignment(
         cs,
         &params,
         r,
         s,
         &backend,
         &ProverConfig::default(),
-        None,
     ));
     // A missing witness is a synthesis error.
     assert!(matches!(

@@ -65,6 +65,15 @@ fn a_proof_logs_its_phases_and_long_work_reports_progress() {
         &CpuBackend::new(),
     )
     .unwrap();
+    // A second proof in the same process, with recorded matrices: its synthesis reports its
+    // own start and end, not the first one's.
+    let matrices = Arc::new(ConstraintMatrices::record(Chain::<Fr>::new(None, 40)).unwrap());
+    let options = SynthesisOptions {
+        matrices: Some(matrices.clone()),
+        ..SynthesisOptions::default()
+    };
+    let second = ProvingAssignment::synthesize_with(Chain::new(Some(x), 40), &options).unwrap();
+    assert_eq!(second.num_constraints(), matrices.num_constraints());
     let mut bytes = Vec::new();
     params.write(&mut bytes).unwrap();
     let read = Parameters::read(&bytes[..], true).unwrap();
@@ -102,6 +111,20 @@ fn a_proof_logs_its_phases_and_long_work_reports_progress() {
     let proof_phases: Vec<u64> = of(Task::Proof).iter().map(|r| r.1).collect();
     assert_eq!(proof_phases, [0, 1, 2, 3, 4, 5]);
     assert!(of(Task::Proof).iter().all(|r| r.2 == 5));
+    // Synthesis: each of the two reports its start (0) and ends at its constraint count,
+    // 100% of it: unknown ahead (0) without matrices, the matrices' count with them.
+    let synthesis = of(Task::Synthesis);
+    let constraints = matrices.num_constraints() as u64;
+    assert_eq!(
+        synthesis,
+        [
+            (String::new(), 0, 0),
+            (String::new(), constraints, constraints),
+            (String::new(), 0, constraints),
+            (String::new(), constraints, constraints),
+        ],
+        "seed {seed}"
+    );
     // Setup: from 0 to every query point, counting up.
     let setup = of(Task::Setup);
     let total = setup[0].2;

@@ -59,8 +59,9 @@ fn a_sha256_gadget_circuit_cross_verifies_with_bellperson() {
     let inputs = public_inputs(&preimage);
 
     let params =
-        sl::generate_random_parameters(Sha256Preimage { preimage: None }, &mut rng).unwrap();
-    let proof = sl::create_random_proof(
+        sl::for_blstrs::generate_random_parameters(Sha256Preimage { preimage: None }, &mut rng)
+            .unwrap();
+    let proof = sl::for_blstrs::create_random_proof(
         Sha256Preimage {
             preimage: Some(preimage),
         },
@@ -120,7 +121,8 @@ fn recorded_matrices_give_the_same_proof() {
     let mut preimage = [0u8; PREIMAGE_BYTES];
     rng.fill_bytes(&mut preimage);
     let params =
-        sl::generate_random_parameters(Sha256Preimage { preimage: None }, &mut rng).unwrap();
+        sl::for_blstrs::generate_random_parameters(Sha256Preimage { preimage: None }, &mut rng)
+            .unwrap();
     let matrices =
         Arc::new(sl::ConstraintMatrices::record(Sha256Preimage { preimage: None }).unwrap());
     let (r, s) = (
@@ -137,7 +139,11 @@ fn recorded_matrices_give_the_same_proof() {
         ..sl::SynthesisOptions::default()
     };
     let fast = sl::ProvingAssignment::synthesize_with(circuit(), &options).unwrap();
-    let prove = |cs| sl::prove_assignment(cs, &params, r, s, &backend).unwrap().0;
+    let prove = |cs| {
+        sl::prove_assignment(cs, &params, r, s, &backend, &Default::default())
+            .unwrap()
+            .0
+    };
     let (plain, fast) = (prove(plain), prove(fast));
     assert_eq!(plain.to_bytes(), fast.to_bytes(), "seed {seed}");
     let pvk = sl::prepare_verifying_key(&params.vk);

@@ -43,7 +43,7 @@ fn streaming_proofs_verify_equal_in_memory_ones_and_respect_residency_bounds() {
                 host_tracker: Some(MemoryTracker::default()),
                 ..ProverConfig::default()
             };
-            prove_assignment_with(cs, &resident, r, s, &backend, &config, None).unwrap()
+            prove_assignment(cs, &resident, r, s, &backend, &config).unwrap()
         };
         let mut streamed = Vec::new();
         for budget in [vector / 2, 2 * vector] {
@@ -123,7 +123,7 @@ fn a_budget_below_one_row_is_refused_before_any_work() {
         },
         ..ProverConfig::default()
     };
-    let r = prove_assignment_with(cs, &params, Fr::ONE, Fr::ONE, &backend, &config, None);
+    let r = prove_assignment(cs, &params, Fr::ONE, Fr::ONE, &backend, &config);
     assert!(matches!(
         r,
         Err(Groth16Error::Backend(
@@ -170,7 +170,7 @@ fn batched_msms_prove_with_less_device_memory_than_a_query() {
             msm_batch_len,
             ..ProverConfig::default()
         };
-        let proof = prove_assignment_with(cs, &params, r, s, &backend, &config, None);
+        let proof = prove_assignment(cs, &params, r, s, &backend, &config);
         (proof, tracker.peak(MemoryKind::Device))
     };
     let (batched, peak) = prove(Some(batch as usize), Some(limit));

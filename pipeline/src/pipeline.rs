@@ -12,10 +12,11 @@ use rand_core::RngCore;
 use sluice_backend::{Allocation, ComputeBackend, HostBudget, MemoryKind, MemoryTracker};
 use sluice_backend_cpu::{CpuBackend, CpuBases};
 use sluice_field::{Fr, FrCompatible, G1Affine, G2Affine, G2Projective};
+use sluice_groth16::phases::{b_g2_msm, prove_assignment_with_b_g2, DECODE_BATCH};
 use sluice_groth16::{
-    b_g2_msm, prove_assignment_with, Capacity, Circuit, ConstraintMatrices, Groth16Error,
-    HostParameters, Proof, ProofReport, ProverConfig, ProvingAssignment, QueryLengths,
-    ResidentParameters, SynthesisOptions, VerifyingKey, DECODE_BATCH,
+    Capacity, Circuit, ConstraintMatrices, Groth16Error, HostParameters, Proof, ProofReport,
+    ProverConfig, ProvingAssignment, QueryLengths, ResidentParameters, SynthesisOptions,
+    VerifyingKey,
 };
 
 use crate::budget::{HostPool, PartitionBudget};
@@ -668,7 +669,7 @@ impl<B: ComputeBackend> DeviceWorker<B> {
             let held_host_bytes = ready.held.bytes();
             // No longer waiting: the budget counts what the proof still holds.
             drop(ready.held);
-            let result = prove_assignment_with(
+            let result = prove_assignment_with_b_g2(
                 ready.cs,
                 &*self.params,
                 ready.r,

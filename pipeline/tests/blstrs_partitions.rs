@@ -10,9 +10,9 @@ use rand_core::SeedableRng;
 use sluice_backend_cpu::CpuBackend;
 use sluice_field::FrCompatible;
 use sluice_groth16::demo::MimcLike;
+use sluice_groth16::for_blstrs::generate_random_parameters;
 use sluice_groth16::{
-    generate_random_parameters, prepare_verifying_key, verify_proof, Circuit, ConstraintSystem,
-    SynthesisError,
+    prepare_verifying_key, verify_proof, Circuit, ConstraintSystem, SynthesisError,
 };
 use sluice_pipeline::{Pipeline, PipelineConfig};
 

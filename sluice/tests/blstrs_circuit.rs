@@ -41,9 +41,10 @@ impl Circuit<Scalar> for CubeRoot {
 fn a_blstrs_circuit_proves_through_the_facade() {
     use sluice::rand_core::OsRng;
     use sluice::FrCompatible;
-    let params = sluice::generate_random_parameters(CubeRoot { x: None }, &mut OsRng).unwrap();
+    let params =
+        sluice::for_blstrs::generate_random_parameters(CubeRoot { x: None }, &mut OsRng).unwrap();
     let x = Scalar::from(7u64);
-    let proof = sluice::create_random_proof(
+    let proof = sluice::for_blstrs::create_random_proof(
         CubeRoot { x: Some(x) },
         &params,
         &mut OsRng,

@@ -457,7 +457,7 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
         "{} lends host memory but the assignment is not in it (seed {seed:#x})",
         backend.info().name
     );
-    let got = prove_assignment(cs, &params, r, s, backend)
+    let got = prove_assignment(cs, &params, r, s, backend, &Default::default())
         .unwrap_or_else(|e| {
             panic!(
                 "proof on {} failed: {e} (seed {seed:#x})",
@@ -467,7 +467,9 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
         .0;
     let cpu = sluice_backend_cpu::CpuBackend::new();
     let cs = ProvingAssignment::synthesize(circuit.clone()).unwrap();
-    let want = prove_assignment(cs, &params, r, s, &cpu).unwrap().0;
+    let want = prove_assignment(cs, &params, r, s, &cpu, &Default::default())
+        .unwrap()
+        .0;
     assert_eq!(
         got.to_bytes(),
         want.to_bytes(),
@@ -479,7 +481,7 @@ pub fn proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
     let resident = sluice_groth16::ResidentParameters::upload(&params, backend)
         .unwrap_or_else(|e| panic!("uploading the parameters failed: {e} (seed {seed:#x})"));
     let cs = ProvingAssignment::synthesize_for(circuit.clone(), capacity, backend).unwrap();
-    let from_resident = prove_assignment(cs, &resident, r, s, backend)
+    let from_resident = prove_assignment(cs, &resident, r, s, backend, &Default::default())
         .unwrap_or_else(|e| {
             panic!(
                 "proof on {} from resident parameters failed: {e} (seed {seed:#x})",
@@ -522,7 +524,9 @@ pub fn mapped_parameters<B: ComputeBackend>(backend: &B, log_domain: u32, seed: 
     let capacity = Capacity::for_queries(&params.query_lengths());
     let cpu = sluice_backend_cpu::CpuBackend::new();
     let cs = ProvingAssignment::synthesize(circuit.clone()).unwrap();
-    let want = prove_assignment(cs, &params, r, s, &cpu).unwrap().0;
+    let want = prove_assignment(cs, &params, r, s, &cpu, &Default::default())
+        .unwrap()
+        .0;
 
     let mut bytes = Vec::new();
     params.write(&mut bytes).unwrap();
@@ -533,7 +537,7 @@ pub fn mapped_parameters<B: ComputeBackend>(backend: &B, log_domain: u32, seed: 
     let name = &backend.info().name;
     let prove = |mapped: &MappedParameters| {
         let cs = ProvingAssignment::synthesize_for(circuit.clone(), capacity, backend).unwrap();
-        prove_assignment(cs, mapped, r, s, backend).map(|p| p.0)
+        prove_assignment(cs, mapped, r, s, backend, &Default::default()).map(|p| p.0)
     };
     std::fs::write(&path, &bytes).unwrap();
     let mapped = MappedParameters::open(&path, false).unwrap();
@@ -545,7 +549,9 @@ pub fn mapped_parameters<B: ComputeBackend>(backend: &B, log_domain: u32, seed: 
     );
     let resident = ResidentParameters::upload(&mapped, backend).unwrap();
     let cs = ProvingAssignment::synthesize_for(circuit.clone(), capacity, backend).unwrap();
-    let got = prove_assignment(cs, &resident, r, s, backend).unwrap().0;
+    let got = prove_assignment(cs, &resident, r, s, backend, &Default::default())
+        .unwrap()
+        .0;
     assert_eq!(
         got.to_bytes(),
         want.to_bytes(),
@@ -645,8 +651,8 @@ pub fn mapped_parameters<B: ComputeBackend>(backend: &B, log_domain: u32, seed: 
 pub fn compact_proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64) {
     use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
     use sluice_groth16::{
-        create_proof_streamed_in_chunks, generate_random_parameters, prove_assignment, Capacity,
-        Circuit, ConstraintMatrices, ParameterInfo, ProvingAssignment, Storage, SynthesisOptions,
+        create_proof_streamed, generate_random_parameters, prove_assignment, Capacity, Circuit,
+        ConstraintMatrices, ParameterInfo, ProvingAssignment, Storage, SynthesisOptions,
     };
     use std::sync::Arc;
     fn check<B: ComputeBackend, C: Circuit<Fr> + Clone>(
@@ -675,11 +681,20 @@ pub fn compact_proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64)
         let vector = (capacity.constraints * 32) as f64;
         let held = cs.host_bytes() as f64 / vector;
         assert_eq!(held < 0.25, compact, "{what}: {held} vectors");
-        let got = prove_assignment(cs, &params, r, s, backend).unwrap().0;
-        let cpu = sluice_backend_cpu::CpuBackend::new();
-        let want = prove_assignment(synthesize(Storage::Raw, None), &params, r, s, &cpu)
+        let got = prove_assignment(cs, &params, r, s, backend, &Default::default())
             .unwrap()
             .0;
+        let cpu = sluice_backend_cpu::CpuBackend::new();
+        let want = prove_assignment(
+            synthesize(Storage::Raw, None),
+            &params,
+            r,
+            s,
+            &cpu,
+            &Default::default(),
+        )
+        .unwrap()
+        .0;
         assert_eq!(
             got.to_bytes(),
             want.to_bytes(),
@@ -687,7 +702,9 @@ pub fn compact_proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64)
             backend.info().name
         );
         let cs = synthesize(Storage::Auto, Some(Arc::clone(&matrices)));
-        let fast = prove_assignment(cs, &params, r, s, backend).unwrap().0;
+        let fast = prove_assignment(cs, &params, r, s, backend, &Default::default())
+            .unwrap()
+            .0;
         assert_eq!(
             fast.to_bytes(),
             want.to_bytes(),
@@ -695,13 +712,14 @@ pub fn compact_proof<B: ComputeBackend>(backend: &B, log_domain: u32, seed: u64)
             backend.info().name
         );
         let chunk = matrices.num_aux().div_ceil(5);
-        let (streamed, _) = create_proof_streamed_in_chunks(
+        let (streamed, _) = create_proof_streamed(
             circuit.clone(),
             &matrices,
             &params,
-            (r, s),
+            r,
+            s,
             backend,
-            chunk,
+            Some(chunk),
         )
         .unwrap();
         assert_eq!(

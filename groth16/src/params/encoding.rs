@@ -9,8 +9,8 @@ use rayon::prelude::*;
 use sluice_backend::LowestIndexed;
 use sluice_field::{DecodeError, G1Affine, G2Affine};
 
+use crate::error::Groth16Error;
 use crate::progress::{self, ProgressEvent, Task};
-use crate::Groth16Error;
 
 /// Points are decoded in batches of this many, in parallel, so a corrupted length field
 /// cannot make the reader allocate more than one batch ahead of the data it has.

@@ -4,8 +4,8 @@ use std::io::{Read, Write};
 
 use sluice_field::{G1Affine, G2Affine};
 
-use crate::io::{truncated, OffsetReader, OffsetWriter};
-use crate::Groth16Error;
+use crate::error::Groth16Error;
+use crate::params::encoding::{truncated, OffsetReader, OffsetWriter};
 
 /// The verifying key.
 ///

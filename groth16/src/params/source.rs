@@ -10,12 +10,13 @@ use memmap2::Mmap;
 use sluice_backend::{BackendError, BaseDefect, ComputeBackend, CurveAffine};
 use sluice_field::{G1Affine, G2Affine};
 
-use crate::io::{
+use crate::error::Groth16Error;
+use crate::params::encoding::{
     decode_points_into, item_name, report_decoded, section_length, section_point, truncated,
     FilePoint, OffsetReader, BATCH,
 };
-use crate::params::{Parameters, VerifyingKey};
-use crate::Groth16Error;
+use crate::params::keys::{Parameters, VerifyingKey};
+use crate::r1cs::shape::QueryLengths;
 
 /// One of the four G1 queries of the parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,21 +40,6 @@ impl G1Query {
             G1Query::BG1 => "b_g1",
         }
     }
-}
-
-/// The number of points in each query, to check parameters against a circuit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QueryLengths {
-    /// Points in `h`.
-    pub h: usize,
-    /// Points in `l`.
-    pub l: usize,
-    /// Points in `a`.
-    pub a: usize,
-    /// Points in `b_g1`.
-    pub b_g1: usize,
-    /// Points in `b_g2`.
-    pub b_g2: usize,
 }
 
 /// Bases for one MSM: resident already (borrowed) or uploaded for this proof (owned, freed

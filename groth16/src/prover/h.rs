@@ -1,14 +1,14 @@
 //! The H phase: a and b to h's coefficients in the backend, and h's MSM.
 
 use sluice_backend::{
-    Allocation, BackendError, CompactVec, ComputeBackend, Density, MemoryKind, MemoryTracker,
-    Scalars,
+    Allocation, BackendError, CompactVec, ComputeBackend, Density, HostVector, MemoryKind,
+    MemoryTracker, Scalars,
 };
 use sluice_field::G1Projective;
 
-use crate::source::{G1Query, ParameterSource};
-use crate::streaming::{quotient_to_h, HostVector};
-use crate::Groth16Error;
+use crate::error::Groth16Error;
+use crate::params::source::{G1Query, ParameterSource};
+use crate::prover::streaming::quotient_to_h;
 
 /// The coefficients of h = (a·b - c) / Z, computed in the backend from the a and b
 /// evaluations; `c = a ∘ b` is formed on the domain in the backend, never on the host, and
@@ -33,7 +33,7 @@ pub fn compute_h<B: ComputeBackend>(
 
 /// An evaluation vector H reads from the host: whole, or compact (its host bytes counted
 /// in a tracker while it lives).
-pub(super) enum HostInput {
+pub(crate) enum HostInput {
     Full(HostVector),
     Compact {
         values: CompactVec,
@@ -43,7 +43,7 @@ pub(super) enum HostInput {
 
 impl HostInput {
     /// `values` compact, counted in `tracker` as `what`.
-    pub(super) fn compact(
+    pub(crate) fn compact(
         tracker: &MemoryTracker,
         what: &str,
         values: CompactVec,
@@ -71,7 +71,7 @@ impl HostInput {
 /// work put there (an upload) runs beside H's last kernels rather than after them. The
 /// device holds b and c a little longer (not above H's peak of three vectors, plus what
 /// `queued` adds).
-pub(super) fn compute_h_then<B: ComputeBackend, T>(
+pub(crate) fn compute_h_then<B: ComputeBackend, T>(
     backend: &B,
     a: HostInput,
     b: HostInput,
@@ -119,7 +119,7 @@ pub(super) fn compute_h_then<B: ComputeBackend, T>(
 
 /// The h MSM over h's n coefficients left on the device; it takes h (nothing reads it
 /// after), so a backend may convert the scalars in place rather than copy them.
-pub(super) fn h_msm_on_device<B, P>(
+pub(crate) fn h_msm_on_device<B, P>(
     backend: &B,
     params: &P,
     h: B::FrBuffer,

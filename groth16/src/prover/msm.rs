@@ -8,9 +8,9 @@ use ff::Field;
 use sluice_backend::{BackendError, CompactVec, ComputeBackend, Density, Scalars};
 use sluice_field::{Fr, G2Affine, G2Projective};
 
-use crate::assignment::ProvingAssignment;
-use crate::source::Bases;
-use crate::Groth16Error;
+use crate::error::Groth16Error;
+use crate::params::source::Bases;
+use crate::synthesis::assignment::ProvingAssignment;
 
 /// Most compact scalars decoded on the host for one MSM: the host's transient when an MSM
 /// reads a compact vector from the host (32 MiB), which planners count.
@@ -19,7 +19,7 @@ pub const DECODE_BATCH: usize = 1 << 20;
 /// Scalars an MSM reads from the host: a slice, or a compact vector decoded a batch at a
 /// time (so no full-size vector is made for it).
 #[derive(Clone, Copy)]
-pub(super) enum HostScalars<'a> {
+pub(crate) enum HostScalars<'a> {
     Slice(&'a [Fr]),
     Compact(&'a CompactVec),
 }
@@ -66,7 +66,7 @@ impl HostScalars<'_> {
 ///
 /// # Security
 /// Variable time, as [`ComputeBackend::msm_vartime`].
-pub(super) fn msm_batched_vartime<'p, T: 'p, G: group::Group>(
+pub(crate) fn msm_batched_vartime<'p, T: 'p, G: group::Group>(
     scalars: HostScalars<'_>,
     density: Option<&Density>,
     skip: usize,
@@ -114,7 +114,7 @@ pub fn b_g2_msm<B: ComputeBackend>(
 
 /// The b_g2 MSM in batches (see [`ProverConfig::msm_batch_len`]), its bases from
 /// `bases_for` (as [`ParameterSource::b_g2_bases_range`] gives them).
-pub(super) fn b_g2_msm_batched<'p, B: ComputeBackend + 'p>(
+pub(crate) fn b_g2_msm_batched<'p, B: ComputeBackend + 'p>(
     cs: &ProvingAssignment,
     backend: &B,
     batch: Option<usize>,

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use sluice_backend::MemoryReport;
 
-use super::HMode;
+use crate::prover::config::HMode;
 
 /// Wall-clock time of each part of one proof. Each part ends when its result is on the
 /// host, so device work is included; what comes first (size checks, taking a and b) counts

@@ -15,15 +15,19 @@ use bellpepper_core::Circuit;
 use sluice_backend::{ComputeBackend, Density, Scalars};
 use sluice_field::{Fr, FrCompatible, G1Projective, G2Projective};
 
-use super::h::{compute_h_then, HostInput};
-use super::msm::HostScalars;
-use super::{PhaseTimes, ProofRun, ProverConfig, WitnessMsms};
-use crate::assignment::{Capacity, ProvingAssignment, SynthesisOptions};
-use crate::generator::domain_size;
-use crate::params::Proof;
-use crate::source::{G1Query, ParameterSource};
-use crate::witness::ChunkSink;
-use crate::{ConstraintMatrices, Groth16Error, ProofReport};
+use crate::error::Groth16Error;
+use crate::params::keys::Proof;
+use crate::params::source::{G1Query, ParameterSource};
+use crate::prover::config::ProverConfig;
+use crate::prover::h::{compute_h_then, HostInput};
+use crate::prover::msm::HostScalars;
+use crate::prover::report::{PhaseTimes, ProofReport};
+use crate::prover::run::{ProofRun, WitnessMsms};
+use crate::r1cs::domain::domain_size;
+use crate::synthesis::assignment::ProvingAssignment;
+use crate::synthesis::matrices::ConstraintMatrices;
+use crate::synthesis::options::{Capacity, SynthesisOptions};
+use crate::synthesis::witness::ChunkSink;
 
 /// Chunks a witness is cut into for its MSMs during synthesis: enough that the last one,
 /// whose MSMs run after synthesis, is a small part of the witness.
@@ -41,26 +45,28 @@ const QUEUED_CHUNKS: usize = 2;
 /// alone, and its completed chunks go to the device for the L, A and B MSMs while
 /// synthesis goes on, so a proof's latency is its witness synthesis plus H and a short
 /// tail. Synthesis writes its vectors where `backend` uploads fastest from, as
-/// [`create_proof`](super::create_proof) does; H is computed in memory.
+/// [`create_proof`](crate::create_proof) does; H is computed in memory. `chunk_len`: the
+/// witness values per chunk (`None`: a sixteenth of the witness, at least 2^16).
 ///
 /// It pays where the witness is mostly bits and small integers (gadget circuits: on an
 /// H200 a SHA-256 2^20 proof took 475 ms against 541 ms with the matrices alone, its tail
 /// after synthesis 6% of synthesis); a dense witness's chunk MSMs take longer than its
 /// synthesis, which then waits for them (MiMC 2^20: 296 against 240 ms), so prove those
-/// with [`prove_assignment`](super::prove_assignment) (BENCHMARKS.md#proof).
+/// with [`prove_assignment`](crate::prove_assignment) (BENCHMARKS.md#proof).
 ///
 /// The parameters are checked against the matrices before synthesis
 /// ([`ConstraintMatrices::check_parameters`]); a witness that fails a constraint is
 /// [`Groth16Error::Unsatisfied`] by index. Memory: at most three chunks
 /// of the witness as 32-byte values besides the assignment (a sixteenth of the witness
 /// each, at least 2^16 values).
-pub fn create_proof_streamed<S, B, C, P>(
+pub(crate) fn create_proof_streamed<S, B, C, P>(
     circuit: C,
     matrices: &Arc<ConstraintMatrices>,
     params: &P,
     r: Fr,
     s: Fr,
     backend: &B,
+    chunk_len: Option<usize>,
 ) -> Result<(Proof, ProofReport), Groth16Error>
 where
     S: FrCompatible,
@@ -68,26 +74,10 @@ where
     C: Circuit<S>,
     P: ParameterSource<B> + Sync + ?Sized,
 {
-    let chunk_len = (matrices.num_aux() / CHUNKS).max(MIN_CHUNK);
-    create_proof_streamed_in_chunks(circuit, matrices, params, (r, s), backend, chunk_len)
-}
-
-/// [`create_proof_streamed`] with chunks of `chunk_len` witness values (at least one):
-/// shorter chunks leave less of the witness's MSMs after synthesis and launch more MSMs.
-pub fn create_proof_streamed_in_chunks<S, B, C, P>(
-    circuit: C,
-    matrices: &Arc<ConstraintMatrices>,
-    params: &P,
-    (r, s): (Fr, Fr),
-    backend: &B,
-    chunk_len: usize,
-) -> Result<(Proof, ProofReport), Groth16Error>
-where
-    S: FrCompatible,
-    B: ComputeBackend,
-    C: Circuit<S>,
-    P: ParameterSource<B> + Sync + ?Sized,
-{
+    // Shorter chunks leave less of the witness's MSMs after synthesis and launch more MSMs.
+    let chunk_len = chunk_len
+        .unwrap_or((matrices.num_aux() / CHUNKS).max(MIN_CHUNK))
+        .max(1);
     let lens = params.query_lengths();
     matrices.check_parameters(&lens, params.vk().ic.len())?;
     let options = SynthesisOptions {
@@ -237,15 +227,18 @@ mod tests {
             let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
             let backend = CpuBackend::new();
             let plain = ProvingAssignment::synthesize(circuit.clone()).unwrap();
-            let want = prove_assignment(plain, &params, r, s, &backend).unwrap().0;
+            let want = prove_assignment(plain, &params, r, s, &backend, &Default::default())
+                .unwrap()
+                .0;
             for chunk in [1, 7, 1000, usize::MAX] {
-                let (got, report) = create_proof_streamed_in_chunks(
+                let (got, report) = create_proof_streamed(
                     circuit.clone(),
                     &matrices,
                     &params,
-                    (r, s),
+                    r,
+                    s,
                     &backend,
-                    chunk,
+                    Some(chunk),
                 )
                 .unwrap();
                 assert_eq!(
@@ -291,9 +284,11 @@ mod tests {
         assert!(matrices.num_aux() > 2 * sluice_backend::compact::PAGE_LEN);
         let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
         let backend = CpuBackend::new();
-        let want = prove_assignment(plain, &params, r, s, &backend).unwrap().0;
+        let want = prove_assignment(plain, &params, r, s, &backend, &Default::default())
+            .unwrap()
+            .0;
         let (got, _) =
-            create_proof_streamed_in_chunks(circuit, &matrices, &params, (r, s), &backend, 50_000)
+            create_proof_streamed(circuit, &matrices, &params, r, s, &backend, Some(50_000))
                 .unwrap();
         assert_eq!(got.to_bytes(), want.to_bytes(), "seed {seed}");
     }
@@ -311,7 +306,7 @@ mod tests {
         let backend = CpuBackend::new();
         let circuit = BitDecomposition::<Fr>::filling_domain(9, Some(1));
         let rs = (Fr::random(&mut rng), Fr::random(&mut rng));
-        let err = create_proof_streamed_in_chunks(circuit, &matrices, &other, rs, &backend, 64)
+        let err = create_proof_streamed(circuit, &matrices, &other, rs.0, rs.1, &backend, Some(64))
             .unwrap_err();
         assert!(
             matches!(err, Groth16Error::ParameterMismatch { .. }),
@@ -320,7 +315,7 @@ mod tests {
         let params = generate_random_parameters(shape, &mut rng).unwrap();
         // A MiMC witness against the bit decomposition's matrices: refused by its counts.
         let wrong = MimcLike::<Fr>::filling_domain(9, Some(Fr::ONE));
-        let err = create_proof_streamed_in_chunks(wrong, &matrices, &params, rs, &backend, 64)
+        let err = create_proof_streamed(wrong, &matrices, &params, rs.0, rs.1, &backend, Some(64))
             .unwrap_err();
         assert!(
             matches!(err, Groth16Error::MatricesMismatch { .. }),

@@ -44,73 +44,20 @@
 //! (c's transform cannot be formed from a's and b's transforms), so streaming holds
 //! **3 vectors + one chunk** on the host while its H runs; a waiting partition holds 2.
 
-use std::ops::{Deref, DerefMut, Range};
+use std::ops::Range;
 
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
-use sluice_backend::huge_pages::filled_for;
 use sluice_backend::{
-    Allocation, BackendError, ComputeBackend, FrVec, MemoryKind, MemoryTracker, NttOrder, Transform,
+    BackendError, ComputeBackend, HostVector, MemoryKind, MemoryTracker, NttOrder, Transform,
 };
 use sluice_field::Fr;
 
-use crate::generator::omega;
-use crate::Groth16Error;
+use crate::error::Groth16Error;
+use crate::r1cs::domain::omega;
 
 const FR_BYTES: u64 = std::mem::size_of::<Fr>() as u64;
 const NN: NttOrder = NttOrder::NaturalToNatural;
-
-/// A vector of scalars in host memory (ordinary or lent by a backend: [`FrVec`]), counted
-/// by a tracker as [`MemoryKind::Host`] (by its capacity, which is what it holds) for as
-/// long as it lives.
-pub struct HostVector {
-    data: FrVec,
-    allocation: Allocation,
-}
-
-impl HostVector {
-    /// Starts counting `data` in `tracker`. Refused with [`BackendError::OutOfMemory`] (and
-    /// `data` dropped) when the tracker's host limit does not allow it.
-    pub fn track(
-        tracker: &MemoryTracker,
-        what: &str,
-        data: impl Into<FrVec>,
-    ) -> Result<Self, BackendError> {
-        let data = data.into();
-        let bytes = (data.capacity() as u64).saturating_mul(FR_BYTES);
-        let allocation = tracker.allocate(MemoryKind::Host, what, bytes)?;
-        Ok(HostVector { data, allocation })
-    }
-
-    /// `len` zeros, counted before they are allocated.
-    pub fn zeroed(tracker: &MemoryTracker, what: &str, len: usize) -> Result<Self, BackendError> {
-        let allocation = tracker.allocate(
-            MemoryKind::Host,
-            what,
-            (len as u64).saturating_mul(FR_BYTES),
-        )?;
-        let data = filled_for(&allocation, what, len, Fr::ZERO)?.into();
-        Ok(HostVector { data, allocation })
-    }
-
-    /// The tracked bytes.
-    pub fn bytes(&self) -> u64 {
-        self.allocation.bytes()
-    }
-}
-
-impl Deref for HostVector {
-    type Target = [Fr];
-    fn deref(&self) -> &[Fr] {
-        &self.data
-    }
-}
-
-impl DerefMut for HostVector {
-    fn deref_mut(&mut self) -> &mut [Fr] {
-        &mut self.data
-    }
-}
 
 /// How a streaming H computation runs on a domain of `n = n1 * n2` points: with two whole
 /// vectors on the device, or four-step over chunks.
@@ -413,7 +360,7 @@ pub fn compute_h_streaming<B: ComputeBackend>(
         chunk,
         staging: HostVector::zeroed(host, "streaming H staging", chunk)?,
     };
-    let w = omega(plan.log_n);
+    let w = omega(plan.log_n)?;
     let w_inv = inverse(w, "the root of unity")?;
     let g = Fr::MULTIPLICATIVE_GENERATOR;
     let g_inv = inverse(g, "the coset generator")?;
@@ -583,7 +530,7 @@ mod tests {
     /// checked against C's coefficients on the way.
     fn naive_h(a: &[Fr], b: &[Fr], seed: u64) -> Vec<Fr> {
         let n = a.len();
-        let w_inv = omega(n.trailing_zeros()).invert().unwrap();
+        let w_inv = omega(n.trailing_zeros()).unwrap().invert().unwrap();
         let pw: Vec<Fr> = (0..n).map(|k| w_inv.pow_vartime([k as u64])).collect();
         let n_inv = Fr::from(n as u64).invert().unwrap();
         let coeffs = |e: &[Fr]| -> Vec<Fr> {
@@ -741,7 +688,7 @@ mod tests {
             // leaves them.
             let a = random(n - 3, &mut rng);
             let b = random(n - 3, &mut rng);
-            let in_memory = crate::prover::compute_h(
+            let in_memory = crate::prover::h::compute_h(
                 &backend,
                 HostVector::track(tracker, "a", a.clone()).unwrap(),
                 HostVector::track(tracker, "b", b.clone()).unwrap(),

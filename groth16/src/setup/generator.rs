@@ -1,5 +1,4 @@
-//! Parameter generation: the Groth16 trusted setup (for tests and private use), and a fast
-//! generator of *benchmark* parameters that have the right shape but come from no setup.
+//! The Groth16 trusted setup (for tests and private use): toxic waste in, parameters out.
 
 use bellpepper_core::{Circuit, SynthesisError};
 use ff::{Field, PrimeField};
@@ -11,11 +10,11 @@ use std::ops::Neg;
 
 use subtle::{ConditionallySelectable, ConstantTimeEq};
 
-use crate::assignment::ProvingAssignment;
-use crate::keygen::{Column, KeypairAssembly};
-use crate::params::{Parameters, VerifyingKey};
+use crate::error::Groth16Error;
+use crate::params::keys::{Parameters, VerifyingKey};
 use crate::progress::{self, ProgressEvent, Task};
-use crate::Groth16Error;
+use crate::r1cs::domain::{domain_size, omega};
+use crate::synthesis::keypair::{Column, KeypairAssembly};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Scalars are converted to points in chunks of this many, per rayon task.
@@ -205,25 +204,6 @@ where
     out
 }
 
-/// `log2` of the evaluation domain for `constraints` constraints and its size.
-pub(crate) fn domain_size(constraints: usize) -> Result<(u32, usize), Groth16Error> {
-    let n = constraints.max(1).next_power_of_two();
-    let log = n.trailing_zeros();
-    if log > Fr::S {
-        return Err(Groth16Error::CircuitTooLarge { constraints });
-    }
-    Ok((log, n))
-}
-
-/// The generator of the subgroup of order `2^log` of Fr*.
-pub(crate) fn omega(log: u32) -> Fr {
-    let mut w = Fr::ROOT_OF_UNITY;
-    for _ in log..Fr::S {
-        w = w.square();
-    }
-    w
-}
-
 /// `1, w, w^2, ..., w^(n-1)` in parallel chunks. Constant time in `w` (only multiplications;
 /// the starting power of each chunk has a public exponent).
 fn powers_of(w: Fr, n: usize) -> Vec<Fr> {
@@ -245,7 +225,7 @@ fn powers_of(w: Fr, n: usize) -> Vec<Fr> {
 /// NTT of the powers of tau computes (bellperson's way), in O(n) with one batch inversion.
 fn lagrange_at(tau: Fr, z_tau: Fr, log_n: u32) -> Result<Vec<Fr>, Groth16Error> {
     let n = 1usize << log_n;
-    let w_pows = powers_of(omega(log_n), n);
+    let w_pows = powers_of(omega(log_n)?, n);
     let mut lagrange: Vec<Fr> = w_pows.par_iter().map(|wi| tau - wi).collect();
     if !bool::from(Fr::batch_invert(&mut lagrange)) {
         wipe_vec(&mut lagrange);
@@ -269,7 +249,7 @@ fn lagrange_at(tau: Fr, z_tau: Fr, log_n: u32) -> Result<Vec<Fr>, Groth16Error> 
 ///
 /// This is a single-party setup: whoever runs it can forge proofs. Use it for tests and
 /// private deployments; production systems use parameters from a ceremony.
-pub fn generate_random_parameters<S, C, R>(
+pub(crate) fn generate_random_parameters<S, C, R>(
     circuit: C,
     rng: &mut R,
 ) -> Result<Parameters, Groth16Error>
@@ -290,7 +270,7 @@ where
 /// Every operation on the secrets is a constant-time field or group operation. Which query
 /// points are left out (variables a matrix never uses) is decided by the circuit's
 /// structure, never by a secret value. Intermediate secret vectors are wiped.
-pub fn generate_parameters<S: FrCompatible, C: Circuit<S>>(
+pub(crate) fn generate_parameters<S: FrCompatible, C: Circuit<S>>(
     circuit: C,
     g1: G1Projective,
     g2: G2Projective,
@@ -415,68 +395,6 @@ pub fn generate_parameters<S: FrCompatible, C: Circuit<S>>(
     })
 }
 
-/// The shape of a circuit: what the sizes of its parameters depend on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CircuitShape {
-    /// Public inputs, counting the constant one.
-    pub num_inputs: usize,
-    /// Auxiliary variables.
-    pub num_aux: usize,
-    /// Constraints, counting one per input.
-    pub num_constraints: usize,
-    /// Auxiliary variables used in A.
-    pub a_aux: usize,
-    /// Inputs used in B.
-    pub b_inputs: usize,
-    /// Auxiliary variables used in B.
-    pub b_aux: usize,
-}
-
-impl CircuitShape {
-    /// The shape of a synthesized circuit.
-    pub fn of(assignment: &ProvingAssignment) -> Self {
-        CircuitShape {
-            num_inputs: assignment.input_assignment().len(),
-            num_aux: assignment.aux_assignment().len(),
-            num_constraints: assignment.num_constraints(),
-            a_aux: assignment.a_aux_density().count_ones(),
-            b_inputs: assignment.b_input_density().count_ones(),
-            b_aux: assignment.b_aux_density().count_ones(),
-        }
-    }
-}
-
-/// **Benchmark** parameters for a circuit of the given shape: valid curve points (in the
-/// subgroup, never the identity) in exactly the counts real parameters have, made in
-/// seconds even for 2^24 points — but **not** from a setup. Proofs made with them are
-/// well-formed and take exactly as long as real ones, and they **do not verify**. Use them
-/// only to measure provers.
-pub fn generate_benchmark_parameters<R: RngCore>(
-    shape: &CircuitShape,
-    rng: &mut R,
-) -> Result<Parameters, Groth16Error> {
-    let (_, n) = domain_size(shape.num_constraints)?;
-    let g1 = |count: usize, rng: &mut R| sluice_msm::random_points::<G1Projective>(count, rng);
-    let vk = VerifyingKey {
-        alpha_g1: G1Projective::random(&mut *rng).to_affine(),
-        beta_g1: G1Projective::random(&mut *rng).to_affine(),
-        beta_g2: G2Projective::random(&mut *rng).to_affine(),
-        gamma_g2: G2Projective::random(&mut *rng).to_affine(),
-        delta_g1: G1Projective::random(&mut *rng).to_affine(),
-        delta_g2: G2Projective::random(&mut *rng).to_affine(),
-        ic: g1(shape.num_inputs, rng),
-    };
-    let b = shape.b_inputs + shape.b_aux;
-    Ok(Parameters {
-        vk,
-        h: g1(n - 1, rng),
-        l: g1(shape.num_aux, rng),
-        a: g1(shape.num_inputs + shape.a_aux, rng),
-        b_g1: g1(b, rng),
-        b_g2: sluice_msm::random_points::<G2Projective>(b, rng),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -518,7 +436,7 @@ mod tests {
         for log_n in 0..5u32 {
             let n = 1usize << log_n;
             let tau = Fr::random(&mut rng);
-            let w = omega(log_n);
+            let w = omega(log_n).unwrap();
             assert_eq!(w.pow_vartime([n as u64]), Fr::ONE);
             if n > 1 {
                 assert_ne!(w.pow_vartime([n as u64 / 2]), Fr::ONE, "primitive root");
@@ -535,18 +453,10 @@ mod tests {
             }
         }
         // tau on the domain is refused rather than divided by zero.
-        let w = omega(3);
+        let w = omega(3).unwrap();
         assert!(matches!(
             lagrange_at(w, Fr::ZERO, 3),
             Err(Groth16Error::DegenerateSetup(_))
         ));
-    }
-
-    #[test]
-    fn domain_sizes() {
-        assert_eq!(domain_size(0).unwrap(), (0, 1));
-        assert_eq!(domain_size(1).unwrap(), (0, 1));
-        assert_eq!(domain_size(5).unwrap(), (3, 8));
-        assert_eq!(domain_size(1 << 20).unwrap(), (20, 1 << 20));
     }
 }

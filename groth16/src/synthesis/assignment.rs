@@ -7,136 +7,26 @@
 //! third of the evaluation vectors a prover holds. Satisfaction is still checked, constraint
 //! by constraint, as the circuit enforces it: `c_i` is computed, compared and dropped.
 
-use bellpepper_core::{
-    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
-};
+use bellpepper_core::{Circuit, ConstraintSystem, LinearCombination, SynthesisError, Variable};
 use ff::Field;
-use sluice_backend::compact::{Entry, PAGE_LEN};
-use sluice_backend::{
-    CompactConfig, CompactVec, ComputeBackend, HostAllocator, HostBudget, Storage,
-};
+use sluice_backend::compact::PAGE_LEN;
+use sluice_backend::{CompactVec, ComputeBackend, HostAllocator, HostBudget, Storage};
 use sluice_field::{Fr, FrCompatible};
 use sluice_msm::Density;
-use subtle::ConstantTimeEq;
 
 use std::sync::{mpsc, Arc};
 
-use crate::keygen::synthesize_groth16;
-use crate::matrices::{evaluate_early, Evaluation};
-use crate::witness::{ChunkSink, WitnessOnly};
-use crate::{ConstraintMatrices, Groth16Error, QueryLengths};
-
-/// The name a failing constraint gets in a synthesis with recorded matrices, which keeps
-/// no names.
-pub const UNNAMED: &str =
-    "(unnamed: synthesized with recorded constraint matrices; a synthesis without them names it)";
-
-/// The first constraint a witness failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unsatisfied {
-    /// Index of the constraint in synthesis order.
-    pub index: usize,
-    /// Its name with the namespace path, `outer/inner/name`.
-    pub name: String,
-}
-
-/// How many constraints and auxiliary variables a circuit has, for
-/// [`ProvingAssignment::synthesize_with_capacity`] (from its parameters:
-/// [`Capacity::for_queries`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Capacity {
-    /// Constraints (the a and b vectors), the input constraints included.
-    pub constraints: usize,
-    /// Auxiliary variables.
-    pub aux: usize,
-}
-
-impl Capacity {
-    /// The shape parameters with these query lengths were made for: at most the domain's
-    /// constraints (h has one point fewer than the domain) and the l query's auxiliary
-    /// variables.
-    pub fn for_queries(lengths: &QueryLengths) -> Self {
-        Capacity {
-            constraints: lengths.h + 1,
-            aux: lengths.l,
-        }
-    }
-}
-
-/// Constraints between two calls of [`SynthesisOptions::progress`].
-pub const PROGRESS_STEP: usize = 1 << 16;
-
-/// Called during synthesis with the number of constraints enforced so far, every
-/// [`PROGRESS_STEP`] of them.
-pub type SynthesisProgress = Arc<dyn Fn(usize) + Send + Sync>;
-
-/// Tells `progress` and the progress log that `done` of `expected` (0: unknown)
-/// constraints are enforced, every [`PROGRESS_STEP`].
-pub(crate) fn report_progress(progress: Option<&SynthesisProgress>, done: usize, expected: usize) {
-    if done % PROGRESS_STEP != 0 {
-        return;
-    }
-    if let Some(progress) = progress {
-        progress(done);
-    }
-    crate::progress::report(&crate::progress::ProgressEvent {
-        task: crate::progress::Task::Synthesis,
-        what: "",
-        done: done as u64,
-        total: expected as u64,
-    });
-}
-
-/// How synthesis stores what it records, and where it counts it.
-#[derive(Clone, Default)]
-pub struct SynthesisOptions {
-    /// The circuit's shape (from its parameters: [`Capacity::for_queries`]), or the default
-    /// when unknown: a vector that turns out dense is then made at this capacity ahead of
-    /// synthesis ([`CompactConfig::capacity`]). A wrong capacity costs memory or growth,
-    /// never correctness.
-    pub capacity: Capacity,
-    /// How a, b and the auxiliary assignment are stored ([`Storage::Auto`]: compact where
-    /// their values are small).
-    pub storage: Storage,
-    /// Where raw storage comes from when a backend lends host memory
-    /// ([`ComputeBackend::host_allocator`]).
-    pub lender: Option<Arc<dyn HostAllocator>>,
-    /// Where every host byte the assignment holds is counted, before it is allocated
-    /// (synthesis waits while the budget is full).
-    pub budget: Option<Arc<dyn HostBudget>>,
-    /// Told how many constraints are done, every [`PROGRESS_STEP`].
-    pub progress: Option<SynthesisProgress>,
-    /// The circuit's constraint matrices, recorded once ([`ConstraintMatrices::record`]):
-    /// synthesis then computes the witness only, and a and b from the matrices on all
-    /// cores. The assignment is the same; a circuit of another shape is refused
-    /// ([`Groth16Error::MatricesMismatch`]) or fails the satisfaction check, and a failing
-    /// constraint is named by its index only (a synthesis without matrices names it).
-    pub matrices: Option<Arc<ConstraintMatrices>>,
-}
-
-impl std::fmt::Debug for SynthesisOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SynthesisOptions")
-            .field("capacity", &self.capacity)
-            .field("storage", &self.storage)
-            .field("lender", &self.lender.is_some())
-            .field("budget", &self.budget.is_some())
-            .field("progress", &self.progress.is_some())
-            .field("matrices", &self.matrices.is_some())
-            .finish()
-    }
-}
-
-impl SynthesisOptions {
-    pub(crate) fn vector(&self, capacity: usize) -> CompactVec {
-        CompactVec::new(CompactConfig {
-            storage: self.storage,
-            capacity,
-            lender: self.lender.clone(),
-            budget: self.budget.clone(),
-        })
-    }
-}
+use crate::error::Groth16Error;
+use crate::r1cs::satisfy::satisfies;
+use crate::synthesis::combination::eval_lc;
+use crate::synthesis::convention::synthesize_groth16;
+use crate::synthesis::matrices::{evaluate_early, ConstraintMatrices, Evaluation};
+use crate::synthesis::options::{
+    report_end, report_progress, report_start, Capacity, SynthesisOptions, SynthesisProgress,
+    Unsatisfied, UNNAMED,
+};
+use crate::synthesis::system::{constraint_system, Synthesizer};
+use crate::synthesis::witness::{ChunkSink, WitnessOnly};
 
 /// The bytes a vector grown one push at a time holds for `len` elements of `size` bytes:
 /// `Vec` doubles from 4 (an element of 8 bytes or more), so capacities are powers of two.
@@ -278,7 +168,7 @@ impl ProvingAssignment {
             budget: options.budget.clone(),
             small_parts: SmallParts::default(),
             progress: options.progress.clone(),
-            expected: options.capacity.constraints,
+            expected: options.expected_constraints(),
         }
     }
 
@@ -350,7 +240,9 @@ impl ProvingAssignment {
             return Self::synthesize_witness(circuit, matrices, options, None);
         }
         let mut cs = Self::with_options(options);
+        report_start(cs.expected);
         synthesize_groth16::<S, _, _>(&mut cs, circuit, |cs| cs.input_assignment.len())?;
+        report_end(cs.num_constraints());
         match cs.unsatisfied.take() {
             Some(Unsatisfied { index, name }) => Err(Groth16Error::Unsatisfied { index, name }),
             None => Ok(cs),
@@ -367,6 +259,7 @@ impl ProvingAssignment {
         chunks: Option<ChunkSink>,
     ) -> Result<Self, Groth16Error> {
         let started = std::time::Instant::now();
+        report_start(matrices.num_constraints());
         let uniform = options.storage == Storage::Raw;
         let budget = options.budget.as_deref();
         let fresh = || {
@@ -376,7 +269,7 @@ impl ProvingAssignment {
         // The witness lives inside the scope, so that a panicking circuit drops it (and the
         // pages' channel) before the scope waits for the evaluation's thread.
         let (synthesized, witness, mut evaluation) = std::thread::scope(|scope| {
-            let mut witness = WitnessOnly::new(options);
+            let mut witness = WitnessOnly::new(options, matrices.num_constraints());
             witness.chunks = chunks;
             // Rows are evaluated during synthesis once a page of the witness fills.
             let mut evaluator = None;
@@ -412,6 +305,7 @@ impl ProvingAssignment {
             (synthesized, witness, evaluation)
         });
         synthesized?;
+        report_end(witness.constraints);
         let (inputs, aux) = (witness.inputs.len(), witness.aux.len());
         matrices.check_counts(inputs, aux, witness.constraints)?;
         let witnessed = started.elapsed();
@@ -574,170 +468,37 @@ impl ProvingAssignment {
     }
 }
 
-/// The Montgomery limbs of -1: p - R (R = 2^256 mod p being one's), so that `eval_lc`
-/// need not negate per call.
-const MINUS_ONE: [u64; 4] = {
-    let (p, r) = (Fr::MODULUS_LIMBS, Fr::ONE.mont_limbs());
-    let (mut out, mut borrow, mut i) = ([0u64; 4], false, 0);
-    while i < 4 {
-        let (d, b1) = p[i].overflowing_sub(r[i]);
-        let (d, b2) = d.overflowing_sub(borrow as u64);
-        out[i] = d;
-        borrow = b1 | b2;
-        i += 1;
-    }
-    out
-};
+impl Synthesizer for ProvingAssignment {
+    const WITNESS: bool = true;
 
-/// Whether a·b = c. `uniform` (raw storage) keeps the check constant time, so branching
-/// reveals only whether the witness is valid; otherwise it is variable time, as compact
-/// storage is, and skips the product where a or b is 0 or 1 (most gadget constraints).
-#[inline]
-pub(crate) fn satisfies(a: &Fr, b: &Fr, c: &Fr, uniform: bool) -> bool {
-    match uniform {
-        true => bool::from((*a * b).ct_eq(c)),
-        false => product_is_vartime(a, b, c),
-    }
-}
-
-/// Whether a·b = c, without the product where a or b is 0 or 1.
-///
-/// # Security
-/// Variable time in a and b.
-#[inline]
-fn product_is_vartime(a: &Fr, b: &Fr, c: &Fr) -> bool {
-    const ZERO: [u64; 4] = Fr::ZERO.mont_limbs();
-    const ONE: [u64; 4] = Fr::ONE.mont_limbs();
-    match (a.mont_limbs(), b.mont_limbs()) {
-        (ZERO, _) | (_, ZERO) => c.mont_limbs() == ZERO,
-        (ONE, _) => b.mont_limbs() == c.mont_limbs(),
-        (_, ONE) => a.mont_limbs() == c.mont_limbs(),
-        _ => (*a * b).mont_limbs() == c.mont_limbs(),
-    }
-}
-
-/// `<lc, z>`, marking used variables in the densities given. `None` if the combination
-/// names a variable this system never allocated.
-fn eval_lc<S: FrCompatible>(
-    lc: &LinearCombination<S>,
-    inputs: &[Fr],
-    aux: &CompactVec,
-    mut input_density: Option<&mut Density>,
-    mut aux_density: Option<&mut Density>,
-) -> Option<Fr> {
-    let mut acc = Fr::ZERO;
-    // Coefficients are circuit structure, public: they are compared in variable time (their
-    // Montgomery limbs). Skipping zeros is what defines density in bellperson (a zero
-    // coefficient does not use the variable); a coefficient of one or minus one needs no
-    // product. Inputs are public too, so an input of one (the constant every circuit uses
-    // for its constants) needs no product either. An auxiliary value stored as a small
-    // code needs no product when it is 0, 1 or -1 (most of a gadget circuit's witness):
-    // variable time in the witness, as compact storage is (sluice_backend::compact);
-    // raw storage gives full elements, whose arithmetic does not depend on the value.
-    #[inline(always)]
-    fn coefficient_used(coeff: &Fr) -> bool {
-        const ZERO: [u64; 4] = Fr::ZERO.mont_limbs();
-        coeff.mont_limbs() != ZERO
-    }
-    // Adds coeff * value to acc (coeff nonzero); inlined (as a closure it was a call per
-    // term, with acc on the stack).
-    #[inline(always)]
-    fn add_product(acc: &mut Fr, value: Fr, coeff: &Fr) {
-        const ONE: [u64; 4] = Fr::ONE.mont_limbs();
-        match coeff.mont_limbs() {
-            ONE => *acc += value,
-            MINUS_ONE => *acc -= value,
-            _ => *acc += value * coeff,
-        }
-    }
-    #[inline(always)]
-    fn mark(density: Option<&mut Density>, i: usize) -> Option<()> {
-        match density {
-            Some(d) => d.set(i, true).ok(),
-            None => Some(()),
-        }
-    }
-    for (&i, coeff) in lc.iter_inputs() {
-        let coeff = coeff.as_fr();
-        if !coefficient_used(coeff) {
-            continue;
-        }
-        let value = *inputs.get(i)?;
-        match value.mont_limbs() == Fr::ONE.mont_limbs() {
-            true => acc += *coeff,
-            false => add_product(&mut acc, value, coeff),
-        }
-        mark(input_density.as_deref_mut(), i)?;
-    }
-    for (&i, coeff) in lc.iter_aux() {
-        let coeff = coeff.as_fr();
-        if !coefficient_used(coeff) {
-            continue;
-        }
-        match aux.entry_vartime(i)? {
-            Entry::Small(0) => {}
-            Entry::Small(1) => acc += *coeff,
-            Entry::Small(-1) => acc -= *coeff,
-            entry => add_product(&mut acc, entry.to_fr(), coeff),
-        }
-        mark(aux_density.as_deref_mut(), i)?;
-    }
-    Some(acc)
-}
-
-/// Generic over the scalar type so circuits written for a concrete one (Filecoin's for
-/// `blstrs::Scalar`) synthesize here unchanged; `FrCompatible` makes every conversion a
-/// reinterpretation, so the `Fr` path compiles to the same code.
-impl<S: FrCompatible> ConstraintSystem<S> for ProvingAssignment {
-    type Root = Self;
-
-    fn new() -> Self {
-        ProvingAssignment::with_options(&SynthesisOptions::default())
+    fn fresh() -> Self {
+        Self::new()
     }
 
-    fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<S, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        let value = f()?.to_fr();
+    fn aux(&mut self, value: Option<Fr>) -> usize {
         if self.aux_assignment.len() % 64 == 0 {
             // The bitmaps grow by a word: count them first.
             self.count_small_parts(SmallParts { inputs: 0, aux: 64 });
         }
-        self.aux_assignment.push(value);
+        self.aux_assignment.push(value.unwrap_or(Fr::ZERO));
         self.a_aux_density.push(false);
         self.b_aux_density.push(false);
-        Ok(Variable(Index::Aux(self.aux_assignment.len() - 1)))
+        self.aux_assignment.len() - 1
     }
 
-    fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<S, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        let value = f()?.to_fr();
+    fn input(&mut self, value: Option<Fr>) -> usize {
         self.count_small_parts(SmallParts { inputs: 1, aux: 0 });
-        self.input_assignment.push(value);
+        self.input_assignment.push(value.unwrap_or(Fr::ZERO));
         self.b_input_density.push(false);
-        Ok(Variable(Index::Input(self.input_assignment.len() - 1)))
+        self.input_assignment.len() - 1
     }
 
-    fn enforce<A, AR, LA, LB, LC>(&mut self, annotation: A, a: LA, b: LB, c: LC)
-    where
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-        LA: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
-        LB: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
-        LC: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
-    {
-        let (a, b, c) = (
-            a(LinearCombination::zero()),
-            b(LinearCombination::zero()),
-            c(LinearCombination::zero()),
-        );
+    fn constraint<S: FrCompatible>(
+        &mut self,
+        name: impl FnOnce() -> String,
+        lcs: impl FnOnce() -> [LinearCombination<S>; 3],
+    ) {
+        let [a, b, c] = lcs();
         let (inputs, aux) = (&self.input_assignment, &self.aux_assignment);
         // Inputs have full density in A (the input constraints), so A tracks aux only.
         let a = eval_lc(&a, inputs, aux, None, Some(&mut self.a_aux_density));
@@ -753,13 +514,13 @@ impl<S: FrCompatible> ConstraintSystem<S> for ProvingAssignment {
             (Some(a), Some(b), Some(c)) => {
                 let satisfied = satisfies(&a, &b, &c, self.uniform_check);
                 if !satisfied {
-                    self.record_failure(annotation().into());
+                    self.record_failure(name());
                 }
                 self.a.push(a);
                 self.b.push(b);
             }
             _ => {
-                let name = format!("{} (uses an unallocated variable)", annotation().into());
+                let name = format!("{} (uses an unallocated variable)", name());
                 self.record_failure(name);
                 self.a.push(Fr::ZERO);
                 self.b.push(Fr::ZERO);
@@ -768,357 +529,16 @@ impl<S: FrCompatible> ConstraintSystem<S> for ProvingAssignment {
         report_progress(self.progress.as_ref(), self.a.len(), self.expected);
     }
 
-    fn push_namespace<NR, N>(&mut self, name_fn: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-        self.namespace.push(name_fn().into());
+    fn enter(&mut self, name: impl FnOnce() -> String) {
+        self.namespace.push(name());
     }
 
-    fn pop_namespace(&mut self) {
+    fn leave(&mut self) {
         self.namespace.pop();
     }
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
 }
+
+constraint_system!(ProvingAssignment);
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-
-    /// x (aux 0), y (aux 1), z (aux 2, never in A or B), input 1.
-    fn tiny(cs: &mut ProvingAssignment, y_val: u64) {
-        let one = ProvingAssignment::one();
-        let inp = cs.alloc_input(|| "in", || Ok(Fr::from(6u64))).unwrap();
-        let x = cs.alloc(|| "x", || Ok(Fr::from(2u64))).unwrap();
-        let y = cs.alloc(|| "y", || Ok(Fr::from(y_val))).unwrap();
-        let z = cs.alloc(|| "z", || Ok(Fr::from(6u64))).unwrap();
-        {
-            let mut outer = cs.namespace(|| "outer");
-            let mut ns = outer.namespace(|| "inner");
-            // x * y = z, with a zero-coefficient term of the input in B that must not count.
-            ns.enforce(
-                || "mul",
-                |lc| lc + x,
-                |lc| lc + y + (Fr::ZERO, inp),
-                |lc| lc + z,
-            );
-        }
-        // z * 1 = input
-        cs.enforce(
-            || "eq",
-            |lc: LinearCombination<Fr>| lc + z,
-            |lc| lc + one,
-            |lc| lc + inp,
-        );
-    }
-
-    fn bits(d: &Density) -> Vec<bool> {
-        (0..d.len()).map(|i| d.get(i)).collect()
-    }
-
-    #[test]
-    fn records_a_b_and_bellperson_density() {
-        let mut cs = ProvingAssignment::new();
-        cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
-        tiny(&mut cs, 3);
-        assert!(cs.first_unsatisfied().is_none());
-        assert_eq!(cs.a(), &[Fr::from(2u64), Fr::from(6u64)]);
-        assert_eq!(cs.b(), &[Fr::from(3u64), Fr::ONE]);
-        assert_eq!(bits(cs.a_aux_density()), [true, false, true]);
-        assert_eq!(bits(cs.b_aux_density()), [false, true, false]);
-        // The one is used in B; the input only with a zero coefficient, so not.
-        assert_eq!(bits(cs.b_input_density()), [true, false]);
-        assert!(cs.check().is_ok());
-    }
-
-    #[test]
-    fn names_the_first_failing_constraint_with_its_namespace() {
-        let mut cs = ProvingAssignment::new();
-        cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
-        tiny(&mut cs, 4);
-        assert_eq!(
-            cs.first_unsatisfied(),
-            Some(&Unsatisfied {
-                index: 0,
-                name: "outer/inner/mul".into()
-            })
-        );
-        assert!(matches!(cs.check(), Err(SynthesisError::Unsatisfiable)));
-        // Both constraints are still recorded: synthesis goes on.
-        assert_eq!(cs.num_constraints(), 2);
-    }
-
-    /// The shortcut check agrees with the product on every mix of 0, 1, -1, small and
-    /// full values, satisfied or not.
-    #[test]
-    fn the_shortcut_check_agrees_with_the_product() {
-        let values = [
-            Fr::ZERO,
-            Fr::ONE,
-            -Fr::ONE,
-            Fr::from(5u64),
-            Fr::from(0x9e37_79b9_7f4a_7c15u64).square(),
-        ];
-        for a in values {
-            for b in values {
-                for c in values.iter().copied().chain([a * b]) {
-                    assert_eq!(
-                        product_is_vartime(&a, &b, &c),
-                        a * b == c,
-                        "{a:?} * {b:?} = {c:?}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn foreign_variables_are_reported_not_panicked_on() {
-        let mut cs = ProvingAssignment::new();
-        cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
-        cs.enforce(
-            || "bad",
-            |lc: LinearCombination<Fr>| lc + Variable(Index::Aux(7)),
-            |lc| lc,
-            |lc| lc,
-        );
-        let u = cs.first_unsatisfied().unwrap();
-        assert!(u.name.starts_with("bad"), "{}", u.name);
-    }
-
-    /// A capacity no allocator can give is ignored, not a crash.
-    #[test]
-    fn an_impossible_capacity_is_ignored() {
-        let circuit = crate::demo::MimcLike::<Fr>::filling_domain(13, Some(Fr::from(5u64)));
-        let huge = Capacity {
-            constraints: usize::MAX / 2,
-            aux: usize::MAX / 2,
-        };
-        let cs = ProvingAssignment::synthesize_with_capacity(circuit.clone(), huge).unwrap();
-        let plain = ProvingAssignment::synthesize(circuit).unwrap();
-        same_assignment(&cs, &plain, "impossible capacity");
-    }
-
-    /// Asserts that two assignments hold the same values and densities.
-    pub(crate) fn same_assignment(cs: &ProvingAssignment, plain: &ProvingAssignment, what: &str) {
-        assert_eq!(cs.a(), plain.a(), "{what}");
-        assert_eq!(cs.b(), plain.b(), "{what}");
-        assert_eq!(cs.input_assignment(), plain.input_assignment(), "{what}");
-        assert_eq!(cs.aux_assignment(), plain.aux_assignment(), "{what}");
-        for (d, e) in [
-            (cs.a_aux_density(), plain.a_aux_density()),
-            (cs.b_input_density(), plain.b_input_density()),
-            (cs.b_aux_density(), plain.b_aux_density()),
-        ] {
-            assert_eq!(bits(d), bits(e), "{what}");
-        }
-    }
-
-    /// The same values, recorded without compact storage: a plain reference.
-    fn raw_reference<C: Circuit<Fr>>(circuit: C) -> ProvingAssignment {
-        let options = SynthesisOptions {
-            storage: Storage::Raw,
-            ..SynthesisOptions::default()
-        };
-        ProvingAssignment::synthesize_with(circuit, &options).unwrap()
-    }
-
-    /// Every storage, capacity and lender gives the same assignment, densities included,
-    /// on a dense and on a boolean-heavy circuit: compact where the values are small, raw
-    /// (lent where a lender lends, at the capacity made ahead) where they are not.
-    #[test]
-    fn storage_never_changes_the_assignment() {
-        use crate::demo::{BitDecomposition, MimcLike};
-        use sluice_backend::HeapLender;
-        let dense = || MimcLike::<Fr>::filling_domain(14, Some(Fr::from(5u64)));
-        let bits = || BitDecomposition::<Fr>::filling_domain(14, Some(9));
-        for (name, plain, dense_values) in [
-            ("mimc", raw_reference(dense()), true),
-            ("bits", raw_reference(bits()), false),
-        ] {
-            let exact = Capacity {
-                constraints: plain.num_constraints(),
-                aux: plain.aux_assignment().len(),
-            };
-            let small = Capacity {
-                constraints: 7,
-                aux: 3,
-            };
-            for (capacity, storage, lend) in [
-                (exact, Storage::Auto, true),
-                (exact, Storage::Auto, false),
-                (small, Storage::Auto, true),
-                (Capacity::default(), Storage::Auto, false),
-                (exact, Storage::Compact, false),
-                (exact, Storage::Raw, true),
-            ] {
-                let lender = HeapLender::new(u64::MAX);
-                let options = SynthesisOptions {
-                    capacity,
-                    storage,
-                    lender: lend.then(|| Arc::new(lender) as Arc<dyn HostAllocator>),
-                    ..SynthesisOptions::default()
-                };
-                let what = format!("{name}, {capacity:?}, {storage:?}, lent {lend}");
-                let cs = match name {
-                    "mimc" => ProvingAssignment::synthesize_with(dense(), &options),
-                    _ => ProvingAssignment::synthesize_with(bits(), &options),
-                }
-                .unwrap();
-                same_assignment(&cs, &plain, &what);
-                let one_raw_vector = storage == Storage::Raw
-                    || (storage == Storage::Auto && dense_values && capacity == exact);
-                assert_eq!(cs.a().is_raw(), one_raw_vector, "{what}");
-                assert_eq!(
-                    cs.a().as_raw().is_some_and(|v| v.is_lent()),
-                    one_raw_vector && lend,
-                    "{what}"
-                );
-                assert_eq!(cs.in_lent_memory(), !one_raw_vector || lend, "{what}");
-            }
-        }
-    }
-
-    /// A boolean-heavy assignment holds a small fraction of its raw size, a dense one about
-    /// its raw size; a copy made for a lender is lent and equal.
-    #[test]
-    fn boolean_heavy_assignments_are_compact() {
-        use crate::demo::{BitDecomposition, MimcLike};
-        let log = 14;
-        let vector = 32u64 << log;
-        let cs =
-            ProvingAssignment::synthesize(BitDecomposition::<Fr>::filling_domain(log, Some(3)))
-                .unwrap();
-        let share = cs.host_bytes() as f64 / vector as f64;
-        assert!(share < 0.2, "{share} vectors");
-        let dense = Capacity {
-            constraints: 1 << log,
-            aux: 1 << log,
-        };
-        let mimc = MimcLike::<Fr>::filling_domain(log, Some(Fr::from(2u64)));
-        let cs = ProvingAssignment::synthesize_with_capacity(mimc, dense).unwrap();
-        let share = cs.host_bytes() as f64 / vector as f64;
-        assert!((2.9..3.1).contains(&share), "{share} vectors");
-        let lender = sluice_backend::HeapLender::new(u64::MAX);
-        let copy = cs.clone_into_lent(Some(&lender));
-        assert!(copy.in_lent_memory() && !cs.in_lent_memory());
-        same_assignment(&copy, &cs, "a copy into lent memory");
-        drop(copy);
-        assert_eq!(lender.lent_bytes(), 0);
-    }
-
-    /// A budget that records what is held.
-    #[derive(Default)]
-    struct Recorder(std::sync::atomic::AtomicU64);
-
-    impl HostBudget for Recorder {
-        fn acquire(&self, bytes: u64) {
-            self.0.fetch_add(bytes, std::sync::atomic::Ordering::SeqCst);
-        }
-        fn release(&self, bytes: u64) {
-            self.0.fetch_sub(bytes, std::sync::atomic::Ordering::SeqCst);
-        }
-    }
-
-    /// The budget counts exactly what the assignment says it holds, inputs and bitmaps
-    /// included, and gets every byte back when it drops; progress comes every step.
-    #[test]
-    fn the_budget_counts_the_whole_assignment() {
-        use crate::demo::{BitDecomposition, MimcLike};
-        use std::sync::atomic::Ordering;
-        use std::sync::Mutex;
-        let log = 17;
-        for dense in [false, true] {
-            let budget = Arc::new(Recorder::default());
-            let seen = Arc::new(Mutex::new(Vec::new()));
-            let progress: SynthesisProgress = {
-                let seen = Arc::clone(&seen);
-                Arc::new(move |done| seen.lock().unwrap().push(done))
-            };
-            let options = SynthesisOptions {
-                capacity: Capacity {
-                    constraints: 1 << log,
-                    aux: 1 << log,
-                },
-                budget: Some(budget.clone()),
-                progress: Some(progress),
-                ..SynthesisOptions::default()
-            };
-            let cs = match dense {
-                true => ProvingAssignment::synthesize_with(
-                    MimcLike::<Fr>::filling_domain(log, Some(Fr::from(2u64))),
-                    &options,
-                ),
-                false => ProvingAssignment::synthesize_with(
-                    BitDecomposition::<Fr>::filling_domain(log, Some(2)),
-                    &options,
-                ),
-            }
-            .unwrap();
-            assert_eq!(
-                budget.0.load(Ordering::SeqCst),
-                cs.host_bytes(),
-                "dense {dense}"
-            );
-            let steps = cs.num_constraints() / PROGRESS_STEP;
-            let expected: Vec<usize> = (1..=steps).map(|k| k * PROGRESS_STEP).collect();
-            assert_eq!(*seen.lock().unwrap(), expected, "dense {dense}");
-            drop(cs);
-            assert_eq!(budget.0.load(Ordering::SeqCst), 0, "dense {dense}");
-        }
-    }
-
-    /// Coefficients other than 0 and 1 multiply; a zero one ignores even a variable that
-    /// does not exist.
-    #[test]
-    fn general_coefficients_multiply_and_zero_ones_are_ignored() {
-        let mut cs = ProvingAssignment::new();
-        cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
-        let x = cs.alloc(|| "x", || Ok(Fr::from(5u64))).unwrap();
-        let y = cs.alloc(|| "y", || Ok(Fr::from(30u64))).unwrap();
-        // (3 x - 1 + 0 aux_9) * 2 = y - 2, with x = 5 and y = 30 (aux 9 does not exist).
-        cs.enforce(
-            || "affine",
-            |lc| {
-                lc + (Fr::from(3u64), x) - ProvingAssignment::one()
-                    + (Fr::ZERO, Variable(Index::Aux(9)))
-            },
-            |lc| lc + (Fr::from(2u64), ProvingAssignment::one()),
-            |lc| lc + y - (Fr::from(2u64), ProvingAssignment::one()),
-        );
-        assert!(cs.first_unsatisfied().is_none());
-        assert_eq!(cs.a(), &[Fr::from(14u64)]);
-        assert_eq!(cs.b(), &[Fr::from(2u64)]);
-    }
-
-    #[test]
-    fn minus_one_limbs_are_those_of_minus_one() {
-        assert_eq!(MINUS_ONE, (-Fr::ONE).mont_limbs());
-    }
-
-    /// Every shortcut of `eval_lc` against the plain sum of products: minus-one
-    /// coefficients on inputs and aux, a general coefficient on an input other than one.
-    #[test]
-    fn shortcuts_agree_with_products() {
-        let mut cs = ProvingAssignment::new();
-        cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
-        let seven = cs.alloc_input(|| "seven", || Ok(Fr::from(7u64))).unwrap();
-        let x = cs.alloc(|| "x", || Ok(Fr::from(5u64))).unwrap();
-        let y = cs.alloc(|| "y", || Ok(Fr::from(9u64))).unwrap();
-        let minus = -Fr::ONE;
-        // (4 * seven - x - 1) * (y - seven + 3) = 22 * 5 = 110, as 10 y + 20 one.
-        cs.enforce(
-            || "mixed",
-            |lc| lc + (Fr::from(4u64), seven) + (minus, x) + (minus, ProvingAssignment::one()),
-            |lc| lc + y + (minus, seven) + (Fr::from(3u64), ProvingAssignment::one()),
-            |lc| lc + (Fr::from(10u64), y) + (Fr::from(20u64), ProvingAssignment::one()),
-        );
-        assert!(cs.first_unsatisfied().is_none());
-        assert_eq!(cs.a(), &[Fr::from(22u64)]);
-        assert_eq!(cs.b(), &[Fr::from(5u64)]);
-    }
-}
+pub(crate) mod tests;

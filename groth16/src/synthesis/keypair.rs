@@ -1,12 +1,12 @@
 //! The key-generation assembly: synthesis without a witness, recording the R1CS matrices
 //! column by column (per variable), as setup needs them.
 
-use bellpepper_core::{
-    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
-};
+use bellpepper_core::{Circuit, Index, LinearCombination, SynthesisError};
 use sluice_field::{Fr, FrCompatible};
 
-use crate::Groth16Error;
+use crate::error::Groth16Error;
+use crate::synthesis::convention::synthesize_groth16;
+use crate::synthesis::system::{constraint_system, Synthesizer};
 
 /// One variable's column of a QAP matrix: `(coefficient, constraint index)`, nonzero
 /// coefficients only (a zero coefficient does not use the variable; bellperson's density
@@ -23,33 +23,6 @@ pub struct KeypairAssembly {
     /// Columns of A, B, C for the auxiliary variables.
     pub(crate) aux: [Vec<Column>; 3],
     unallocated: Option<String>,
-}
-
-/// Synthesizes `circuit` into `cs` as Groth16 needs it, one convention for setup and prover
-/// alike (bellperson's): the constant one as input 0, then the circuit, then one constraint
-/// `x * 0 = 0` per input (which makes the IC query full). `num_inputs` reads the input count
-/// of `cs` after synthesis.
-pub(crate) fn synthesize_groth16<S, CS, C>(
-    cs: &mut CS,
-    circuit: C,
-    num_inputs: fn(&CS) -> usize,
-) -> Result<(), SynthesisError>
-where
-    S: FrCompatible,
-    CS: ConstraintSystem<S>,
-    C: Circuit<S>,
-{
-    cs.alloc_input(|| "one", || Ok(S::ONE))?;
-    circuit.synthesize(cs)?;
-    for i in 0..num_inputs(cs) {
-        cs.enforce(
-            || format!("input constraint {i}"),
-            |lc| lc + Variable(Index::Input(i)),
-            |lc| lc,
-            |lc| lc,
-        );
-    }
-    Ok(())
 }
 
 impl KeypairAssembly {
@@ -82,48 +55,33 @@ impl KeypairAssembly {
     }
 }
 
-/// Generic over the scalar type like [`ProvingAssignment`](crate::ProvingAssignment)'s:
-/// coefficients are stored as the `Fr`s they are.
-impl<S: FrCompatible> ConstraintSystem<S> for KeypairAssembly {
-    type Root = Self;
+/// Coefficients are stored as the `Fr`s they are, whatever the circuit's scalar.
+impl Synthesizer for KeypairAssembly {
+    // No witness in setup: the assignment closures are never called.
+    const WITNESS: bool = false;
 
-    fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<S, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        // No witness in setup: the assignment closure is never called.
+    fn fresh() -> Self {
+        Self::default()
+    }
+
+    fn aux(&mut self, _: Option<Fr>) -> usize {
         self.aux.iter_mut().for_each(|m| m.push(Vec::new()));
-        Ok(Variable(Index::Aux(self.num_aux() - 1)))
+        self.num_aux() - 1
     }
 
-    fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<S, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
+    fn input(&mut self, _: Option<Fr>) -> usize {
         self.inputs.iter_mut().for_each(|m| m.push(Vec::new()));
-        Ok(Variable(Index::Input(self.num_inputs() - 1)))
+        self.num_inputs() - 1
     }
 
-    fn enforce<A, AR, LA, LB, LC>(&mut self, annotation: A, a: LA, b: LB, c: LC)
-    where
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-        LA: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
-        LB: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
-        LC: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
-    {
+    fn constraint<S: FrCompatible>(
+        &mut self,
+        name: impl FnOnce() -> String,
+        lcs: impl FnOnce() -> [LinearCombination<S>; 3],
+    ) {
         let row = self.num_constraints;
-        let lcs = [
-            a(LinearCombination::zero()),
-            b(LinearCombination::zero()),
-            c(LinearCombination::zero()),
-        ];
         let mut ok = true;
-        for (m, lc) in lcs.iter().enumerate() {
+        for (m, lc) in lcs().iter().enumerate() {
             for (var, coeff) in lc.iter() {
                 if coeff.is_zero_vartime() {
                     continue;
@@ -139,21 +97,10 @@ impl<S: FrCompatible> ConstraintSystem<S> for KeypairAssembly {
             }
         }
         if !ok && self.unallocated.is_none() {
-            self.unallocated = Some(annotation().into());
+            self.unallocated = Some(name());
         }
         self.num_constraints += 1;
     }
-
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
 }
+
+constraint_system!(KeypairAssembly);

@@ -5,13 +5,14 @@
 
 use std::sync::mpsc::{Sender, SyncSender};
 
-use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use bellpepper_core::LinearCombination;
 use ff::Field;
 use sluice_backend::compact::{SealedPage, PAGE_LEN};
 use sluice_backend::CompactVec;
 use sluice_field::{Fr, FrCompatible};
 
-use crate::assignment::{report_progress, SynthesisOptions, SynthesisProgress};
+use crate::synthesis::options::{report_progress, SynthesisOptions, SynthesisProgress};
+use crate::synthesis::system::{constraint_system, Synthesizer};
 
 /// Where a streamed synthesis sends each completed chunk of the witness, `(index of its
 /// first value, values)`, as it fills (the channel bounds how many wait).
@@ -71,13 +72,15 @@ pub(crate) struct WitnessOnly {
 }
 
 impl WitnessOnly {
-    pub(crate) fn new(options: &SynthesisOptions) -> Self {
+    /// A witness stored as `options` say, of a circuit of `expected` constraints (0:
+    /// unknown), for progress reports.
+    pub(crate) fn new(options: &SynthesisOptions, expected: usize) -> Self {
         WitnessOnly {
             inputs: Vec::new(),
             aux: options.vector(options.capacity.aux),
             constraints: 0,
             progress: options.progress.clone(),
-            expected: options.capacity.constraints,
+            expected,
             chunks: None,
             pages: None,
         }
@@ -101,20 +104,15 @@ impl WitnessOnly {
     }
 }
 
-impl<S: FrCompatible> ConstraintSystem<S> for WitnessOnly {
-    type Root = Self;
+impl Synthesizer for WitnessOnly {
+    const WITNESS: bool = true;
 
-    fn new() -> Self {
-        WitnessOnly::new(&SynthesisOptions::default())
+    fn fresh() -> Self {
+        WitnessOnly::new(&SynthesisOptions::default(), 0)
     }
 
-    fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<S, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.aux.push(f()?.to_fr());
+    fn aux(&mut self, value: Option<Fr>) -> usize {
+        self.aux.push(value.unwrap_or(Fr::ZERO));
         let len = self.aux.len();
         if let Some(sink) = &mut self.chunks {
             if len - sink.sent == sink.len {
@@ -124,41 +122,23 @@ impl<S: FrCompatible> ConstraintSystem<S> for WitnessOnly {
         if len % PAGE_LEN == 0 {
             self.send_page(len / PAGE_LEN - 1);
         }
-        Ok(Variable(Index::Aux(len - 1)))
+        len - 1
     }
 
-    fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<S, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.inputs.push(f()?.to_fr());
-        Ok(Variable(Index::Input(self.inputs.len() - 1)))
+    fn input(&mut self, value: Option<Fr>) -> usize {
+        self.inputs.push(value.unwrap_or(Fr::ZERO));
+        self.inputs.len() - 1
     }
 
-    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, _: LC)
-    where
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-        LA: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
-        LB: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
-        LC: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
-    {
+    /// Counts the constraint; the matrices hold its combinations.
+    fn constraint<S: FrCompatible>(
+        &mut self,
+        _: impl FnOnce() -> String,
+        _: impl FnOnce() -> [LinearCombination<S>; 3],
+    ) {
         self.constraints += 1;
         report_progress(self.progress.as_ref(), self.constraints, self.expected);
     }
-
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
 }
+
+constraint_system!(WitnessOnly);

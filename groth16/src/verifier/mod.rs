@@ -4,6 +4,7 @@
 //! Everything here handles public data (the key, proofs, public inputs), so it runs in
 //! variable time; the batch verifier's random multipliers stay on the verifier's side.
 
+mod pairing;
 mod tables;
 
 use blst::{blst_fp12, blst_p1};
@@ -13,9 +14,9 @@ use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 use sluice_field::{Fr, G1Affine, G1Projective};
 
-use crate::pairing::{is_one, multi_miller_loop, to_blst, G2Lines};
-use crate::params::{Proof, VerifyingKey};
-use crate::Groth16Error;
+use crate::error::Groth16Error;
+use crate::params::keys::{Proof, VerifyingKey};
+use crate::verifier::pairing::{is_one, multi_miller_loop, to_blst, G2Lines};
 use tables::{FixedBases, MAX_SHIFTED_BASES};
 
 /// A verifying key prepared for verification: e(alpha, beta), the Miller-loop lines of

@@ -12,7 +12,7 @@ use group::Curve;
 use rayon::prelude::*;
 use sluice_field::{Fr, G1Affine, G1Projective};
 
-use crate::Groth16Error;
+use crate::error::Groth16Error;
 
 /// Signed 8-bit windows: the multiples 1..=128 of each shifted base (12 KiB).
 const WINDOW_BITS: u32 = 8;

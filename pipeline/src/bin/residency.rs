@@ -27,14 +27,14 @@ use std::time::{Duration, Instant};
 use ff::Field;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
-use sluice_backend::{ComputeBackend, MemoryTracker};
+use sluice_backend::{ComputeBackend, HostVector, MemoryTracker};
 use sluice_backend_cpu::CpuBackend;
 use sluice_field::Fr;
 use sluice_groth16::demo::MimcLike;
+use sluice_groth16::phases::{compute_h, compute_h_streaming};
 use sluice_groth16::{
-    compute_h, compute_h_streaming, generate_benchmark_parameters, prove_assignment_with,
-    CircuitShape, HMode, HostVector, Parameters, ProofReport, ProverConfig, ProvingAssignment,
-    ResidentParameters, StreamingPlan,
+    generate_benchmark_parameters, prove_assignment, CircuitShape, HMode, Parameters, ProofReport,
+    ProverConfig, ProvingAssignment, ResidentParameters, StreamingPlan,
 };
 use sluice_pipeline::{G2Placement, HModeChoice, Pipeline, PipelineConfig};
 
@@ -127,8 +127,8 @@ fn prove_one<B: ComputeBackend>(
         ..ProverConfig::default()
     };
     let t = Instant::now();
-    let (proof, report) = prove_assignment_with(cs, params, r, s, backend, &config, None)
-        .map_err(|e| e.to_string())?;
+    let (proof, report) =
+        prove_assignment(cs, params, r, s, backend, &config).map_err(|e| e.to_string())?;
     Ok((proof.to_bytes(), t.elapsed(), report))
 }
 

@@ -80,13 +80,14 @@ fn fallback_post_proves_with_sluice_and_verifies_with_storage_proofs() {
 
     // sluice's setup on storage-proofs' blank circuit, and its proofs of the real ones.
     let blank = FallbackPoStCompound::<Tree>::blank_circuit(&pub_params.vanilla_params);
-    let params = sluice::generate_random_parameters(blank, rng).unwrap();
+    let params = sluice::for_blstrs::generate_random_parameters(blank, rng).unwrap();
     let backend = sluice::CpuBackend::new();
     let circuits =
         FallbackPoStCompound::circuit_for_test_all(&pub_params, &pub_inputs, &priv_inputs).unwrap();
     let mut proofs = Vec::new();
     for (circuit, inputs) in circuits {
-        let proof = sluice::create_random_proof(circuit, &params, rng, &backend).unwrap();
+        let proof =
+            sluice::for_blstrs::create_random_proof(circuit, &params, rng, &backend).unwrap();
         // sluice's own verifier agrees, on the inputs storage-proofs derives.
         let pvk = sluice::prepare_verifying_key(&params.vk);
         use sluice::FrCompatible;
@@ -137,7 +138,8 @@ fn fallback_post_proves_with_sluice_and_verifies_with_storage_proofs() {
         use ff::Field;
         let (r, s) = (sluice::Fr::random(&mut *rng), sluice::Fr::random(&mut *rng));
         let cs = sluice::ProvingAssignment::synthesize_with(circuit, &options).unwrap();
-        let (proof, _) = sluice::prove_assignment(cs, &params, r, s, &backend).unwrap();
+        let (proof, _) =
+            sluice::prove_assignment(cs, &params, r, s, &backend, &Default::default()).unwrap();
         let pvk = sluice::prepare_verifying_key(&params.vk);
         use sluice::FrCompatible;
         assert!(sluice::verify_proof(&pvk, &proof, blstrs::Scalar::as_fr_slice(&inputs)).unwrap());

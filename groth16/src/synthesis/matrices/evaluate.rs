@@ -13,9 +13,10 @@ use sluice_backend::compact::{Entry, SealedPage, SealedPages};
 use sluice_backend::{CompactVec, HostBudget};
 use sluice_field::Fr;
 
-use super::{ConstraintMatrices, Rows, Term, BLOCK_ROWS, INPUT_FLAG, MINUS_ONE_ID, ONE_ID};
-use crate::assignment::satisfies;
-use crate::Groth16Error;
+use crate::error::Groth16Error;
+use crate::r1cs::satisfy::satisfies;
+use crate::synthesis::matrices::record::ConstraintMatrices;
+use crate::synthesis::matrices::rows::{Term, BLOCK_ROWS, INPUT_FLAG, MINUS_ONE_ID, ONE_ID};
 
 /// Blocks evaluated per thread between two appends to the a and b vectors: bounds the
 /// decoded rows held at once (64 bytes a row) to a few MiB per thread.
@@ -51,32 +52,6 @@ impl AuxValues for SealedPages {
     fn len(&self) -> usize {
         SealedPages::len(self)
     }
-}
-
-/// What a block of rows reads: one past the largest auxiliary index and input index its
-/// terms name, in A, B or C.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct BlockNeed {
-    aux: usize,
-    inputs: usize,
-}
-
-/// Each block's [`BlockNeed`] (one pass over the terms, on all cores).
-pub(super) fn block_needs(rows: &[Rows; 3], constraints: usize) -> Vec<BlockNeed> {
-    (0..constraints.div_ceil(BLOCK_ROWS))
-        .into_par_iter()
-        .map(|k| {
-            let mut need = BlockNeed::default();
-            for t in rows.iter().flat_map(|r| r.block(k)).flatten() {
-                let index = (t.var & !INPUT_FLAG) as usize + 1;
-                match t.var & INPUT_FLAG {
-                    0 => need.aux = need.aux.max(index),
-                    _ => need.inputs = need.inputs.max(index),
-                }
-            }
-            need
-        })
-        .collect()
 }
 
 /// The a and b of the blocks evaluated so far, in order, and the first constraint that

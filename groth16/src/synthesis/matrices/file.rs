@@ -17,11 +17,12 @@ use ff::Field;
 use sha2::{Digest, Sha256};
 use sluice_field::{Density, Fr};
 
-use super::{
-    block_needs, ConstraintMatrices, Rows, Term, INPUT_FLAG, LONG_ROW, MINUS_ONE_ID, ONE_ID,
+use crate::error::Groth16Error;
+use crate::params::encoding::{truncated, OffsetReader, OffsetWriter};
+use crate::synthesis::matrices::record::ConstraintMatrices;
+use crate::synthesis::matrices::rows::{
+    block_needs, Rows, Term, INPUT_FLAG, LONG_ROW, MINUS_ONE_ID, ONE_ID,
 };
-use crate::io::{truncated, OffsetReader, OffsetWriter};
-use crate::Groth16Error;
 
 /// The first bytes of a matrices file.
 const MAGIC: &[u8; 16] = b"sluice-matrices\0";
@@ -402,7 +403,7 @@ mod tests {
         };
         let a = ProvingAssignment::synthesize_with(sha.clone(), &with(recorded)).unwrap();
         let b = ProvingAssignment::synthesize_with(sha, &with(read)).unwrap();
-        crate::assignment::tests::same_assignment(&a, &b, "read back");
+        crate::synthesis::assignment::tests::same_assignment(&a, &b, "read back");
 
         let bits =
             ConstraintMatrices::record(BitDecomposition::<Fr>::filling_domain(13, None)).unwrap();

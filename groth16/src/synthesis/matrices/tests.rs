@@ -2,8 +2,15 @@
 //! wrong matrices caught.
 
 use super::*;
-use crate::assignment::tests::same_assignment;
+use crate::synthesis::assignment::tests::same_assignment;
+use crate::synthesis::matrices::rows::BLOCK_ROWS;
+use bellpepper_core::{Circuit, ConstraintSystem, Index, SynthesisError, Variable};
+use ff::Field;
+use sluice_field::Fr;
+
 use crate::demo::{BitDecomposition, MimcLike, Sha256Preimage};
+use crate::error::Groth16Error;
+use crate::synthesis::matrices::rows::{Rows, Term, LONG_ROW};
 use crate::{ProvingAssignment, Storage, SynthesisOptions, UNNAMED};
 use sluice_backend::CompactVec;
 use std::sync::Arc;

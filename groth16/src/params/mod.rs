@@ -1,0 +1,7 @@
+//! Parameters, keys and proofs: their types and bellperson's byte formats ([`keys`]), the
+//! point encodings those formats use ([`encoding`]), and where a proof's bases come from
+//! ([`source`]: in memory, memory-mapped, or resident in a backend).
+
+pub(crate) mod encoding;
+pub(crate) mod keys;
+pub(crate) mod source;
