@@ -116,7 +116,12 @@ impl DeviceSelector {
         }
     }
 
-    /// The devices this selector picks; an error if it picks none.
+    /// The devices this selector picks.
+    ///
+    /// # Errors
+    /// [`BackendError::NoMatchingDevice`] naming the selection and the devices there are
+    /// when it picks none (or an index past the last); the discovery's
+    /// [`BackendError::Driver`] when there is no OpenCL device at all ([`devices`]).
     pub fn select(&self) -> Result<Vec<&'static DeviceInfo>, BackendError> {
         let all = devices()?;
         let chosen: Vec<&'static DeviceInfo> = match self {
@@ -124,7 +129,7 @@ impl DeviceSelector {
             DeviceSelector::Indices(ix) => {
                 let mut v = Vec::with_capacity(ix.len());
                 for i in ix {
-                    v.push(all.get(*i).ok_or_else(|| no_device(self, all.len()))?);
+                    v.push(all.get(*i).ok_or_else(|| no_device(self, all))?);
                 }
                 v
             }
@@ -151,17 +156,47 @@ impl DeviceSelector {
             DeviceSelector::All => all.iter().collect(),
         };
         if chosen.is_empty() {
-            return Err(no_device(self, all.len()));
+            return Err(no_device(self, all));
         }
         Ok(chosen)
     }
 }
 
-fn no_device(sel: &DeviceSelector, available: usize) -> BackendError {
-    BackendError::Driver {
-        code: 0,
-        message: format!("no OpenCL device matches {sel:?} ({available} devices available)"),
-        build_log: None,
+/// The selection as [`DeviceSelector::parse`] reads it (`gpu0`, `1`, `0,0`, `H200`), for
+/// the error naming what was asked.
+impl std::fmt::Display for DeviceSelector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceSelector::Index(i) => write!(f, "{i}"),
+            DeviceSelector::Indices(ix) => {
+                let ix: Vec<String> = ix.iter().map(usize::to_string).collect();
+                f.write_str(&ix.join(","))
+            }
+            DeviceSelector::NameContains(s) => f.write_str(s),
+            DeviceSelector::Gpus => f.write_str("gpus"),
+            DeviceSelector::GpusOrFirst => f.write_str("every GPU, else device 0"),
+            DeviceSelector::Gpu(n) => write!(f, "gpu{n}"),
+            DeviceSelector::All => f.write_str("all"),
+        }
+    }
+}
+
+/// The configuration error for a selection that picks nothing: what was asked and what
+/// there is (the index, name and whether each device is a GPU, which `gpuN` counts).
+fn no_device(sel: &DeviceSelector, all: &[DeviceInfo]) -> BackendError {
+    let available: Vec<String> = all
+        .iter()
+        .map(|d| {
+            let kind = if d.is_gpu { "GPU" } else { "not a GPU" };
+            format!("{}: {} ({kind})", d.index, d.name)
+        })
+        .collect();
+    BackendError::NoMatchingDevice {
+        selector: sel.to_string(),
+        available: match available.is_empty() {
+            true => "no devices".into(),
+            false => available.join(", "),
+        },
     }
 }
 
@@ -321,7 +356,10 @@ mod tests {
             DeviceSelector::Indices(vec![0, 0]).select().unwrap().len(),
             2
         );
-        assert!(DeviceSelector::Index(all.len()).select().is_err());
+        assert!(matches!(
+            DeviceSelector::Index(all.len()).select(),
+            Err(BackendError::NoMatchingDevice { .. })
+        ));
         let gpus: Vec<usize> = all.iter().filter(|d| d.is_gpu).map(|d| d.index).collect();
         let default: Vec<usize> = DeviceSelector::GpusOrFirst
             .select()
@@ -333,9 +371,74 @@ mod tests {
             true => assert_eq!(default, vec![0]),
             false => assert_eq!(default, gpus),
         }
-        assert!(DeviceSelector::NameContains("no such device \u{1}".into())
-            .select()
-            .is_err());
+        assert!(matches!(
+            DeviceSelector::NameContains("no such device \u{1}".into()).select(),
+            Err(BackendError::NoMatchingDevice { .. })
+        ));
+    }
+
+    /// A selection that matches nothing is a configuration error naming the selection and
+    /// the devices there are, not a driver error: `gpuN` past the GPUs (`gpu0` on PoCL's
+    /// CPU device alone), an index or one of several indices past the last device.
+    #[test]
+    fn a_selection_matching_nothing_names_what_was_asked_and_what_exists() {
+        let Ok(all) = devices() else {
+            return;
+        };
+        let gpus = all.iter().filter(|d| d.is_gpu).count();
+        let cases = [
+            (DeviceSelector::Gpu(gpus), format!("gpu{gpus}")),
+            (DeviceSelector::Index(all.len()), all.len().to_string()),
+            (
+                DeviceSelector::Indices(vec![0, all.len() + 3]),
+                format!("0,{}", all.len() + 3),
+            ),
+            (
+                DeviceSelector::parse("no such device"),
+                "no such device".into(),
+            ),
+        ];
+        for (sel, spelled) in cases {
+            match sel.select() {
+                Err(BackendError::NoMatchingDevice {
+                    selector,
+                    available,
+                }) => {
+                    assert_eq!(selector, spelled);
+                    for d in all {
+                        assert!(
+                            available.contains(&format!("{}: {}", d.index, d.name)),
+                            "{available}"
+                        );
+                    }
+                }
+                other => panic!(
+                    "{sel:?}: expected NoMatchingDevice, got {:?}",
+                    other.map(|v| v.len())
+                ),
+            }
+        }
+        if gpus == 0 {
+            // Where only a CPU driver (PoCL) exists, `gpu0` and `gpus` match nothing.
+            for sel in ["gpu0", "gpus"] {
+                let err = DeviceSelector::parse(sel).select().unwrap_err();
+                assert!(
+                    matches!(err, BackendError::NoMatchingDevice { .. }),
+                    "{err}"
+                );
+                assert!(err.to_string().contains(&format!("`{sel}`")), "{err}");
+                assert!(err.to_string().contains("(not a GPU)"), "{err}");
+            }
+        }
+        // The backend's constructor reports the same.
+        let config = crate::OpenClConfig {
+            devices: DeviceSelector::Index(all.len()),
+            ..crate::OpenClConfig::default()
+        };
+        assert!(matches!(
+            crate::OpenClBackend::new(config),
+            Err(BackendError::NoMatchingDevice { .. })
+        ));
     }
 
     /// Runs in a child process whose ICD loader sees no driver (see the next test).

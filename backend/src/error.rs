@@ -61,6 +61,16 @@ pub enum BackendError {
         /// What is wrong with it.
         defect: BaseDefect,
     },
+    /// A device selection in a backend's configuration (e.g. `gpu0`, or an index past the
+    /// last device) matches no device of this machine. A configuration error: no driver
+    /// call failed, the devices were listed.
+    #[error("no device matches the selection `{selector}`; available: {available}")]
+    NoMatchingDevice {
+        /// The selection asked for, as the backend spells it.
+        selector: String,
+        /// The devices there are, as the backend lists them (e.g. `0: pthread-cpu (CPU)`).
+        available: String,
+    },
     /// The driver (OpenCL) reported an error.
     #[error("driver error {code}: {message}{}", build_log.as_deref().map(|l| format!("\nbuild log:\n{l}")).unwrap_or_default())]
     Driver {
