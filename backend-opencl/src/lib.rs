@@ -49,6 +49,8 @@ mod ptx;
 mod release;
 mod repr;
 mod source;
+// Test suites' device picking (feature `testing`): no part of the library's API.
+#[cfg(any(test, feature = "testing"))]
 pub mod test_support;
 #[cfg(test)]
 mod testing;
