@@ -14,9 +14,10 @@ use ff::Field;
 use rayon::prelude::*;
 use sluice_backend::huge_pages::empty_for;
 use sluice_backend::{
-    check_len, check_pow2_segment, check_range, check_segment, decode_base, encoded_len,
-    Allocation, BackendError, BackendInfo, Buffer, ComputeBackend, CurveAffine, Density, Fr,
-    LowestIndexed, MemoryInfo, MemoryKind, MemoryTracker, NttOrder, Scalars, Transform,
+    check_len, check_msm_bases, check_pow2_segment, check_range, check_segment, decode_base,
+    encoded_len, Allocation, BackendError, BackendInfo, Buffer, ComputeBackend, CurveAffine,
+    Density, Fr, LowestIndexed, MemoryInfo, MemoryKind, MemoryTracker, NttOrder, Scalars,
+    Transform,
 };
 use sluice_ntt::Domain;
 
@@ -337,15 +338,13 @@ impl ComputeBackend for CpuBackend {
                 owned.as_slice()
             }
         };
-        let needed = density.map_or(scalars.len(), Density::count_ones);
-        let available = bases.bases.len().saturating_sub(skip);
-        if needed > available {
-            return Err(BackendError::LengthMismatch {
-                what: "msm bases after skip",
-                expected: needed,
-                got: available,
-            });
-        }
+        let needed = check_msm_bases(
+            bases.bases.len(),
+            skip,
+            scalars.len(),
+            density,
+            Density::count_ones,
+        )?;
         sluice_msm::msm_vartime::<A::Group>(&bases.bases[skip..skip + needed], scalars, density)
             .map_err(msm_error)
     }

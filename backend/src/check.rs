@@ -2,7 +2,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use crate::{BackendError, BaseDefect, CurveAffine};
+use crate::{BackendError, BaseDefect, CurveAffine, Density};
 
 /// `Ok` when two lengths agree, else [`BackendError::LengthMismatch`] naming `what`.
 pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), BackendError> {
@@ -58,6 +58,46 @@ pub fn check_pow2_segment(what: &str, len: usize, segment: usize) -> Result<(), 
         )))
     }
 }
+
+/// The MSM argument rule of
+/// [`ComputeBackend::msm_vartime`](crate::ComputeBackend::msm_vartime), which every backend
+/// calls: a `density` covers every scalar (`density.len() == scalars`), and the `bases`
+/// resident bases after `skip` cover the used scalars (every scalar without a density, the
+/// density's set bits with one). Returns that number of used scalars, the bases the MSM
+/// reads from `skip` on.
+///
+/// `count_used` counts a density's set bits: [`Density::count_ones`](crate::Density::count_ones),
+/// or a backend's parallel count where a large density's popcount would hold up a device.
+///
+/// # Errors
+/// [`BackendError::LengthMismatch`]: `"msm scalars (density length)"` when the density's
+/// length is not the scalars'; `"msm bases after skip (expected: one per used scalar; got:
+/// resident bases minus skip)"` with those two counts when the bases are too few.
+pub fn check_msm_bases(
+    bases: usize,
+    skip: usize,
+    scalars: usize,
+    density: Option<&Density>,
+    count_used: impl FnOnce(&Density) -> usize,
+) -> Result<usize, BackendError> {
+    if let Some(d) = density {
+        check_len("msm scalars (density length)", d.len(), scalars)?;
+    }
+    let used = density.map_or(scalars, count_used);
+    let available = bases.saturating_sub(skip);
+    if used > available {
+        return Err(BackendError::LengthMismatch {
+            what: MSM_BASES_AFTER_SKIP,
+            expected: used,
+            got: available,
+        });
+    }
+    Ok(used)
+}
+
+/// What [`check_msm_bases`]' error names when the bases after `skip` are too few.
+const MSM_BASES_AFTER_SKIP: &str =
+    "msm bases after skip (expected: one per used scalar; got: resident bases minus skip)";
 
 /// The number of uncompressed encodings of group `A` in `encoded`
 /// ([`ComputeBackend::upload_bases_encoded`](crate::ComputeBackend::upload_bases_encoded)), or an error naming `what` unless it is whole
@@ -165,6 +205,52 @@ mod tests {
                 got: 4
             })
         ));
+    }
+
+    #[test]
+    fn msm_bases_after_skip_must_cover_the_used_scalars() {
+        let mut density = Density::new(6);
+        for i in [0, 2, 5] {
+            density.set(i, true).unwrap();
+        }
+        let count = Density::count_ones;
+        // (bases, skip, scalars, density) -> used, or the too-few error's (expected, got).
+        for (bases, skip, scalars, density, outcome) in [
+            (4, 0, 4, None, Ok(4)),
+            (4, 1, 3, None, Ok(3)),
+            (4, 2, 3, None, Err((3, 2))),
+            (4, 5, 0, None, Ok(0)),
+            (4, 5, 1, None, Err((1, 0))),
+            (3, 0, 6, Some(&density), Ok(3)),
+            (5, 2, 6, Some(&density), Ok(3)),
+            (4, 2, 6, Some(&density), Err((3, 2))),
+        ] {
+            let got = check_msm_bases(bases, skip, scalars, density, count);
+            match outcome {
+                Ok(used) => assert_eq!(got.unwrap(), used, "{bases} {skip} {scalars}"),
+                Err((expected_used, available)) => assert!(
+                    matches!(
+                        got,
+                        Err(BackendError::LengthMismatch { what, expected, got })
+                            if what == MSM_BASES_AFTER_SKIP
+                                && expected == expected_used
+                                && got == available
+                    ),
+                    "{bases} {skip} {scalars}: {got:?}"
+                ),
+            }
+        }
+        // The density must cover every scalar, whatever the bases.
+        assert!(matches!(
+            check_msm_bases(10, 0, 5, Some(&density), count),
+            Err(BackendError::LengthMismatch {
+                what: "msm scalars (density length)",
+                expected: 6,
+                got: 5
+            })
+        ));
+        // The count the caller gives is the one used.
+        assert_eq!(check_msm_bases(10, 0, 6, Some(&density), |_| 7).unwrap(), 7);
     }
 
     #[test]

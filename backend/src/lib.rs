@@ -24,8 +24,8 @@ mod tracked_vec;
 use std::sync::Arc;
 
 pub use check::{
-    check_len, check_pow2_segment, check_range, check_segment, decode_base, encoded_len,
-    LowestIndexed,
+    check_len, check_msm_bases, check_pow2_segment, check_range, check_segment, decode_base,
+    encoded_len, LowestIndexed,
 };
 pub use compact::{CompactConfig, CompactVec, HostBudget, Storage};
 pub use error::{BackendError, BaseDefect};
@@ -121,8 +121,8 @@ pub struct BackendInfo {
 /// Bases and MSMs are generic over the group ([`CurveAffine`]: G1 or G2), one method for
 /// both. Methods with a default are fused or derived operations a backend may override
 /// with a faster form; the defaults are correct on every backend. Arguments are checked
-/// by the functions of this crate ([`check_range`], [`check_segment`], ...), which every
-/// backend calls, so the rules and their errors are the same everywhere.
+/// by the functions of this crate ([`check_range`], [`check_segment`], [`check_msm_bases`],
+/// ...), which every backend calls, so the rules and their errors are the same everywhere.
 ///
 /// Two hints stay methods rather than fields of [`BackendInfo`]: [`memory_info`]
 /// (fallible, and its free bytes change as the device fills) and [`msm_scratch_bytes`]
@@ -339,6 +339,12 @@ pub trait ComputeBackend: Send + Sync {
     /// (after `skip`) pairs with the scalar of the k-th set bit, and `scalars.len()` equals
     /// `density.len()` (bellperson's convention). Scalars equal to 0 or 1 may take a fast
     /// path. `skip` lets one resident set serve several MSMs (e.g. inputs and auxiliaries).
+    ///
+    /// # Errors
+    /// Every backend checks its arguments with [`check_msm_bases`]:
+    /// [`BackendError::LengthMismatch`] when a density's length is not the scalars', or when
+    /// the bases after `skip` are fewer than the used scalars (fewer scalars than bases use
+    /// a prefix).
     ///
     /// # Security
     /// Variable time in scalars and bases, as every prover's MSM is: the witness is blinded

@@ -73,7 +73,13 @@ impl Msm<'_> {
         density: Option<&Density>,
     ) -> Result<A::Group, BackendError> {
         self.devices[0].mark("msm start");
-        let used = check_lengths(bases, skip, scalars.len(), density)?;
+        let used = sluice_backend::check_msm_bases(
+            bases.len,
+            skip,
+            scalars.len(),
+            density,
+            scalars::count_used,
+        )?;
         let source = Source::new(scalars, density)?;
         self.devices[0].mark("msm source");
         let work = self.batches(bases, skip, used, &source)?;
@@ -284,27 +290,4 @@ impl Msm<'_> {
             })
             .sum()
     }
-}
-
-/// The number of bases the MSM uses after checking the lengths: a density covers every
-/// scalar, and the bases after `skip` cover the used ones.
-fn check_lengths<A>(
-    bases: &OpenClBases<A>,
-    skip: usize,
-    scalars: usize,
-    density: Option<&Density>,
-) -> Result<usize, BackendError> {
-    if let Some(d) = density {
-        sluice_backend::check_len("msm scalars (density length)", d.len(), scalars)?;
-    }
-    let used = density.map_or(scalars, scalars::count_used);
-    let available = bases.len.saturating_sub(skip);
-    if used > available {
-        return Err(BackendError::LengthMismatch {
-            what: "msm bases (after skip)",
-            expected: used,
-            got: available,
-        });
-    }
-    Ok(used)
 }
