@@ -154,6 +154,7 @@ impl OpenClConfig {
     /// | variable | setting |
     /// |---|---|
     /// | `SLUICE_KERNEL_CACHE` | [`kernel_cache`](Self::kernel_cache): this directory |
+    /// | `XDG_CACHE_HOME`, else `HOME` | a [`KernelCache::Default`] resolved to the user's cache |
     /// | `SLUICE_MSM_WINDOW`, `SLUICE_MSM_CHUNK`, `SLUICE_MSM_SLICE`, `SLUICE_MSM_PER_ITEM` | [`MsmTuning`]'s window bits, segment length, reduce slice, scalars per item |
     /// | `SLUICE_MSM_GROUP` | [`MsmTuning::point_group`] (0: the driver's choice) |
     /// | `SLUICE_NTT_COLUMNS`, `SLUICE_NTT_RADIX`, `SLUICE_NTT_TILES` | [`NttTuning`] |
@@ -179,6 +180,8 @@ impl OpenClConfig {
         let env = tuning::Overrides(var);
         if let Some(dir) = env.path("SLUICE_KERNEL_CACHE") {
             self.kernel_cache = KernelCache::Dir(dir);
+        } else if self.kernel_cache == KernelCache::Default {
+            self.kernel_cache = KernelCache::user_cache(&env);
         }
         if let Some(on) = env.switch("SLUICE_OPENCL_DEVICE_DECODE")? {
             self.device_decode = Some(on);
@@ -186,6 +189,11 @@ impl OpenClConfig {
         self.tuning = self.tuning.with_overrides(var)?;
         Ok(self)
     }
+}
+
+/// [`OpenClConfig::from_env`] with its error as a backend's.
+fn config_from_env() -> Result<OpenClConfig, BackendError> {
+    OpenClConfig::from_env().map_err(|e| BackendError::InvalidInput(e.to_string()))
 }
 
 /// A [`ComputeBackend`] on one or more OpenCL devices.
@@ -270,21 +278,24 @@ impl OpenClBackend {
     }
 
     /// A backend on the first GPU, or on the first device where there is no GPU (a CPU
-    /// driver such as PoCL); the device taken is logged at info.
+    /// driver such as PoCL); the device taken is logged at info. Configured by
+    /// [`OpenClConfig::from_env`] (the user's kernel cache among its settings); a bad
+    /// override is [`BackendError::InvalidInput`] naming it.
     pub fn first() -> Result<Self, BackendError> {
         let all = devices()?;
         let first = all.iter().find(|d| d.is_gpu).map_or(0, |d| d.index);
         Self::new(OpenClConfig {
             devices: DeviceSelector::Index(first),
-            ..OpenClConfig::default()
+            ..config_from_env()?
         })
     }
 
-    /// A backend on every device (MSMs spread across all of them).
+    /// A backend on every device (MSMs spread across all of them), configured as
+    /// [`first`](Self::first) is.
     pub fn all() -> Result<Self, BackendError> {
         Self::new(OpenClConfig {
             devices: DeviceSelector::All,
-            ..OpenClConfig::default()
+            ..config_from_env()?
         })
     }
 

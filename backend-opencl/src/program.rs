@@ -12,15 +12,20 @@ use sluice_backend::BackendError;
 
 use crate::device::DeviceInfo;
 use crate::source::ProgramKind;
-use crate::tuning::BuildOptions;
+use crate::tuning::{BuildOptions, Overrides};
 use crate::util::{driver_error, lock};
 
 /// Where compiled program binaries are kept between processes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum KernelCache {
-    /// The user's cache: `$XDG_CACHE_HOME/sluice/kernels`, else `~/.cache/sluice/kernels`;
-    /// no disk cache if neither is set. (`SLUICE_KERNEL_CACHE` names another directory
-    /// through [`OpenClConfig::with_env_overrides`](crate::OpenClConfig::with_env_overrides).)
+    /// The user's cache, `$XDG_CACHE_HOME/sluice/kernels`, else `~/.cache/sluice/kernels`,
+    /// which only the environment says: [`OpenClConfig::with_env_overrides`] resolves it to
+    /// [`Dir`](Self::Dir), or to [`Disabled`](Self::Disabled) where neither variable is set
+    /// (`SLUICE_KERNEL_CACHE` names another directory). Left unresolved (a configuration
+    /// that never read the environment), no disk cache: the environment is read in that
+    /// one place, never at build time.
+    ///
+    /// [`OpenClConfig::with_env_overrides`]: crate::OpenClConfig::with_env_overrides
     #[default]
     Default,
     /// This directory.
@@ -30,27 +35,23 @@ pub enum KernelCache {
 }
 
 impl KernelCache {
-    /// The directory this setting resolves to now, if any.
+    /// The directory this setting names, if any ([`Default`](Self::Default) names none
+    /// until the environment resolves it).
     pub fn dir(&self) -> Option<PathBuf> {
         match self {
             KernelCache::Dir(d) => Some(d.clone()),
-            KernelCache::Disabled => None,
-            KernelCache::Default => user_cache_from_env(),
+            KernelCache::Disabled | KernelCache::Default => None,
         }
     }
-}
 
-/// `$XDG_CACHE_HOME/sluice/kernels`, else `~/.cache/sluice/kernels`: where the user's
-/// caches go, which only the environment says.
-fn user_cache_from_env() -> Option<PathBuf> {
-    let env = |k| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    env("XDG_CACHE_HOME")
-        .map(|d| d.join("sluice/kernels"))
-        .or_else(|| env("HOME").map(|d| d.join(".cache/sluice/kernels")))
+    /// The user's cache as `env` gives it: `$XDG_CACHE_HOME/sluice/kernels`, else
+    /// `$HOME/.cache/sluice/kernels` (empty values count as unset), else none.
+    pub(crate) fn user_cache(env: &Overrides<'_>) -> Self {
+        env.path("XDG_CACHE_HOME")
+            .map(|d| d.join("sluice/kernels"))
+            .or_else(|| env.path("HOME").map(|d| d.join(".cache/sluice/kernels")))
+            .map_or(KernelCache::Disabled, KernelCache::Dir)
+    }
 }
 
 /// How one program build went.

@@ -471,3 +471,65 @@ fn config_overrides_switch_the_device_decoder() {
     ));
     assert_eq!(OpenClConfig::default().device_decode, None);
 }
+
+/// The kernel cache's directory is resolved with the configuration's other overrides, not
+/// at build time: `SLUICE_KERNEL_CACHE`, else the user's cache (`XDG_CACHE_HOME`, else
+/// `HOME`, empty values unset) for a default setting, else none; a directory or `Disabled`
+/// set in code stays. A configuration that never read the environment names no directory.
+#[test]
+fn config_overrides_resolve_the_kernel_cache() {
+    use crate::{KernelCache, OpenClConfig};
+    use std::ffi::OsString;
+    use std::path::PathBuf;
+    let resolve = |cache: KernelCache, pairs: &[(&'static str, &'static str)]| {
+        let pairs = pairs.to_vec();
+        OpenClConfig {
+            kernel_cache: cache,
+            ..OpenClConfig::default()
+        }
+        .with_overrides(&move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| OsString::from(v))
+        })
+        .unwrap()
+        .kernel_cache
+    };
+    let dir = |d: &str| KernelCache::Dir(PathBuf::from(d));
+    let default = KernelCache::Default;
+    let cases = [
+        (default.clone(), vec![], KernelCache::Disabled),
+        (
+            default.clone(),
+            vec![("HOME", "/h")],
+            dir("/h/.cache/sluice/kernels"),
+        ),
+        (
+            default.clone(),
+            vec![("HOME", "/h"), ("XDG_CACHE_HOME", "/x")],
+            dir("/x/sluice/kernels"),
+        ),
+        (
+            default.clone(),
+            vec![("HOME", "/h"), ("XDG_CACHE_HOME", "")],
+            dir("/h/.cache/sluice/kernels"),
+        ),
+        (
+            default.clone(),
+            vec![("HOME", "/h"), ("SLUICE_KERNEL_CACHE", "/k")],
+            dir("/k"),
+        ),
+        (dir("/mine"), vec![("HOME", "/h")], dir("/mine")),
+        (
+            KernelCache::Disabled,
+            vec![("HOME", "/h")],
+            KernelCache::Disabled,
+        ),
+        (dir("/mine"), vec![("SLUICE_KERNEL_CACHE", "/k")], dir("/k")),
+    ];
+    for (cache, pairs, want) in cases {
+        assert_eq!(resolve(cache.clone(), &pairs), want, "{cache:?}, {pairs:?}");
+    }
+    assert_eq!(OpenClConfig::default().kernel_cache.dir(), None);
+}
