@@ -19,6 +19,8 @@ mod error;
 mod host_vec;
 pub mod huge_pages;
 mod memory;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod tracked_vec;
 
 use std::sync::Arc;

@@ -9,11 +9,11 @@
 
 use std::sync::OnceLock;
 
+use sluice_backend::testing::Dual;
 use sluice_backend_cpu::CpuBackend;
 use sluice_backend_opencl::test_support::{backend_or_skip, test_device, test_devices};
 use sluice_backend_opencl::{DeviceSelector, OpenClBackend, OpenClConfig};
 use sluice_tests::suite::{self, SuiteSizes};
-use sluice_tests::Dual;
 
 /// One backend per process, so programs build once for all tests.
 fn backend() -> Option<&'static OpenClBackend> {

@@ -1,11 +1,15 @@
 //! A backend that runs two backends side by side and compares them after every operation,
 //! so a whole proof can run under it and the first divergence is caught where it happens.
+//!
+//! Its panics are its purpose: a divergence between two backends is a failed assertion of
+//! the test running it, not an error a caller could handle.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use ff::Field;
-use sluice_backend::{
+
+use crate::{
     decode_base, encoded_len, BackendError, BackendInfo, Buffer, ComputeBackend, CurveAffine,
     Density, Fr, HostAllocator, MemoryInfo, MemoryTracker, NttOrder, Scalars, Transform,
 };
@@ -13,9 +17,18 @@ use sluice_backend::{
 /// Runs every operation on `primary` and `secondary` and compares the results.
 ///
 /// Results come from the primary, and so do the hints ([`BackendInfo`], memory, the host
-/// allocator): a prover plans and orders its work as it would on the primary alone. On a
-/// divergence it **panics** with the operation, the buffer name and the first differing
-/// index: it is an assertion tool for tests, not a production backend.
+/// allocator): a prover plans and orders its work as it would on the primary alone. Every
+/// buffer an operation writes is read back from both sides and compared in full, so it is
+/// slow: an assertion tool for tests, not a production backend.
+///
+/// # Panics
+/// On a divergence: a buffer's contents (naming the operation, the buffer, both backends,
+/// the first differing index and both values), a buffer's length, an MSM's result, or an
+/// upload of encoded bases that one side accepts and the other refuses (or both refuse with
+/// different errors). An operation that fails on either side returns that error instead.
+///
+/// A test pairs the backend under test with a reference (`Dual::new(device, CpuBackend::new())`)
+/// and proves with the pair as its backend: every step is checked against the reference.
 pub struct Dual<P, S> {
     info: BackendInfo,
     primary: P,
@@ -24,7 +37,7 @@ pub struct Dual<P, S> {
     decoded_uploads: AtomicUsize,
 }
 
-/// A scalar buffer held by both backends.
+/// A scalar buffer held by both backends ([`Dual`]'s `FrBuffer`).
 pub struct DualFr<P: ComputeBackend, S: ComputeBackend> {
     name: String,
     primary: P::FrBuffer,
@@ -38,7 +51,7 @@ impl<P: ComputeBackend, S: ComputeBackend> Buffer for DualFr<P, S> {
     }
 }
 
-/// Bases resident in both backends.
+/// Bases resident in both backends ([`Dual`]'s `Bases`).
 pub struct DualBases<PB, SB> {
     name: String,
     primary: PB,
@@ -54,7 +67,10 @@ impl<PB: Buffer, SB: Buffer> Buffer for DualBases<PB, SB> {
 
 /// `p`, after asserting that the secondary's length `s` of buffer `name` is the same.
 fn agree_len(name: &str, p: usize, s: usize) -> usize {
-    assert_eq!(p, s, "dual backend divergence in the length of `{name}`");
+    assert_eq!(
+        p, s,
+        "dual backend divergence in the length of `{name}`: {p} on the primary, {s} on the secondary"
+    );
     p
 }
 
@@ -85,27 +101,36 @@ impl<P: ComputeBackend, S: ComputeBackend> Dual<P, S> {
         let (mut p, mut s) = (vec![Fr::ZERO; len], vec![Fr::ZERO; len]);
         self.primary.read_fr(&buf.primary, 0, &mut p)?;
         self.secondary.read_fr(&buf.secondary, 0, &mut s)?;
-        if let Some(i) = (0..len).find(|&i| p[i] != s[i]) {
+        self.agree_elements(op, &buf.name, 0, &p, &s);
+        Ok(())
+    }
+
+    /// Panics at the first index where `p` and `s`, the elements of buffer `name` from
+    /// `offset` on as each side has them after `op`, differ.
+    fn agree_elements(&self, op: &str, name: &str, offset: usize, p: &[Fr], s: &[Fr]) {
+        if let Some(i) = p.iter().zip(s).position(|(a, b)| a != b) {
             panic!(
-                "dual backend divergence after {op} on `{}` ({} vs {}): first at index {i} of {len}: {:?} vs {:?}",
-                buf.name,
+                "dual backend divergence after {op} on `{name}` ({} vs {}): first at index {} \
+                 (of {} compared from {offset}): {:?} vs {:?}",
                 self.primary.info().name,
                 self.secondary.info().name,
+                offset + i,
+                p.len(),
                 p[i],
                 s[i]
             );
         }
-        Ok(())
     }
 
+    /// `p`, after asserting that the secondary's `s` is the same result of `op`.
     fn agree<T: PartialEq + std::fmt::Debug>(&self, op: &str, p: T, s: T) -> T {
-        assert_eq!(
-            p,
-            s,
-            "dual backend divergence in {op} ({} vs {})",
-            self.primary.info().name,
-            self.secondary.info().name
-        );
+        if p != s {
+            panic!(
+                "dual backend divergence in {op}: {p:?} from {} vs {s:?} from {}",
+                self.primary.info().name,
+                self.secondary.info().name
+            );
+        }
         p
     }
 }
@@ -194,7 +219,7 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
         let mut other = vec![Fr::ZERO; out.len()];
         self.primary.read_fr(&buf.primary, offset, out)?;
         self.secondary.read_fr(&buf.secondary, offset, &mut other)?;
-        self.agree("read_fr", &*out, &other[..]);
+        self.agree_elements("read_fr", &buf.name, offset, out, &other);
         Ok(())
     }
 
@@ -319,13 +344,16 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
                 secondary,
             })),
             (Err(p), Err(s)) => {
-                self.agree("upload_bases_encoded", p.to_string(), s.to_string());
+                let op = format!("upload_bases_encoded of `{name}` (its error)");
+                self.agree(&op, p.to_string(), s.to_string());
                 Err(p)
             }
             (p, s) => panic!(
-                "dual backend divergence in upload_bases_encoded of `{name}`: {:?} vs {:?}",
-                p.err(),
-                s.err()
+                "dual backend divergence in upload_bases_encoded of `{name}`: {} {} vs {} {}",
+                self.primary.info().name,
+                outcome(&p),
+                self.secondary.info().name,
+                outcome(&s)
             ),
         }
     }
@@ -342,7 +370,8 @@ impl<P: ComputeBackend, S: ComputeBackend> ComputeBackend for Dual<P, S> {
         let b = self
             .secondary
             .msm_vartime(&bases.secondary, skip, s, density)?;
-        Ok(self.agree(&format!("{:?} msm of `{}`", A::KIND, bases.name), a, b))
+        let op = format!("{:?} msm of `{}` after skip {skip}", A::KIND, bases.name);
+        Ok(self.agree(&op, a, b))
     }
 }
 
@@ -354,6 +383,14 @@ fn split<'a, P: ComputeBackend, S: ComputeBackend>(
         Scalars::Host(h) => (Scalars::Host(h), Scalars::Host(h)),
         Scalars::Buffer(b) => (Scalars::Buffer(&b.primary), Scalars::Buffer(&b.secondary)),
         Scalars::Owned(b) => (Scalars::Owned(b.primary), Scalars::Owned(b.secondary)),
+    }
+}
+
+/// What one side's upload did, for a divergence's message.
+fn outcome<T>(r: &Result<T, BackendError>) -> String {
+    match r {
+        Ok(_) => "accepted the bases".to_owned(),
+        Err(e) => format!("refused them ({e})"),
     }
 }
 
