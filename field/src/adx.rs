@@ -84,7 +84,7 @@ static PORTABLE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool
 /// crate calls it, so the comparison folds away once inlined); `None` otherwise.
 #[inline(always)]
 pub(crate) fn fq_mont_mul(a: &[u64; 6], b: &[u64; 6], m: &[u64; 6], inv: u64) -> Option<[u64; 6]> {
-    if *m == crate::Fq::MODULUS_LIMBS && inv == crate::Fq::INV && available() {
+    if *m == crate::fq_modulus::MODULUS && inv == crate::fq_modulus::INV && available() {
         // SAFETY: the CPU has BMI2 and ADX.
         return Some(unsafe { mont_mul_6(a, b) });
     }
@@ -116,8 +116,8 @@ fn cpu_has_adx() -> bool {
 
 /// Fq's modulus and `-p^-1 mod 2^64`, as the product reads them.
 static FQ_Q: [u64; 7] = {
-    let m = crate::Fq::MODULUS_LIMBS;
-    [m[0], m[1], m[2], m[3], m[4], m[5], crate::Fq::INV]
+    let m = crate::fq_modulus::MODULUS;
+    [m[0], m[1], m[2], m[3], m[4], m[5], crate::fq_modulus::INV]
 };
 
 /// Fq's product `a * b / 2^384 mod p` for `a` below `2^383` (reduced or not) and a reduced

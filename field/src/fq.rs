@@ -42,10 +42,7 @@ impl_prime_field! {
     limbs: 6,
     bytes: 48,
     repr: FqRepr,
-    modulus: [
-        0xb9feffffffffaaab, 0x1eabfffeb153ffff, 0x6730d2a0f6b0f624,
-        0x64774b84f38512bf, 0x4b1ba7b6434bacd7, 0x1a0111ea397fe69a,
-    ],
+    modulus: crate::fq_modulus::MODULUS,
     modulus_str: "0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab",
     num_bits: 381,
     safegcd_limbs: 7,
@@ -61,7 +58,7 @@ impl_prime_field! {
         0x76a45635eca650f0, 0x98afc18f01d3d6fc, 0xcd299a9530af14ee,
         0x1a60272f490f0bb0, 0x92896a1ab2b92394, 0x05531a3048baaea6,
     ],
-    inv: 0x89f3fffcfffcfffd,
+    inv: crate::fq_modulus::INV,
     s: 1,
     // 2 (a quadratic non-residue: p ≡ 3 mod 8), in Montgomery form.
     generator: [

@@ -27,6 +27,7 @@ mod serde_bytes;
 
 mod fq;
 mod fq2;
+mod fq_modulus;
 mod fr;
 mod fr_compatible;
 
