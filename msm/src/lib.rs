@@ -27,134 +27,21 @@ extern crate alloc;
 extern crate std;
 
 mod batch;
+mod config;
+mod error;
 mod pippenger;
 mod sample;
 #[cfg(test)]
 mod tests;
 
-use core::fmt;
-
+pub use config::{Buckets, MsmConfig};
+pub use error::MsmError;
 pub use sample::random_points;
 /// The group operations Pippenger needs: sluice-field's [`CurveGroup`](sluice_field::CurveGroup)
 /// (kept under this name, where it was first defined).
 pub use sluice_field::CurveGroup as MsmCurve;
 pub use sluice_field::{Density, DensityError};
 use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
-
-/// Errors of the MSM entry points.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum MsmError {
-    /// Input lengths disagree (`what` names the slice and the rule it breaks).
-    LengthMismatch {
-        /// The slice whose length is wrong, and what it must equal.
-        what: &'static str,
-        /// The length the other inputs imply.
-        expected: usize,
-        /// The length given.
-        got: usize,
-    },
-    /// An index past the end of a [`Density`].
-    IndexOutOfRange {
-        /// The index given.
-        index: usize,
-        /// The density's length.
-        len: usize,
-    },
-    /// More than `u32::MAX` bases (base indices are stored as `u32`).
-    TooManyBases {
-        /// The number of bases given.
-        bases: usize,
-    },
-    /// [`MsmConfig::window_bits`] outside the supported range.
-    InvalidWindow {
-        /// The window width asked for.
-        bits: usize,
-        /// Smallest supported width.
-        min: usize,
-        /// Largest supported width.
-        max: usize,
-    },
-}
-
-impl fmt::Display for MsmError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            MsmError::LengthMismatch {
-                what,
-                expected,
-                got,
-            } => write!(
-                f,
-                "MSM length mismatch: {what}: expected {expected}, got {got}"
-            ),
-            MsmError::IndexOutOfRange { index, len } => {
-                write!(f, "density index {index} out of range (length {len})")
-            }
-            MsmError::TooManyBases { bases } => {
-                write!(f, "{bases} bases exceed the supported maximum of 2^32 - 1")
-            }
-            MsmError::InvalidWindow { bits, min, max } => {
-                write!(
-                    f,
-                    "window of {bits} bits outside the supported {min}..={max}"
-                )
-            }
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for MsmError {}
-
-impl From<DensityError> for MsmError {
-    fn from(e: DensityError) -> Self {
-        match e {
-            DensityError::IndexOutOfRange { index, len } => {
-                MsmError::IndexOutOfRange { index, len }
-            }
-            DensityError::LengthMismatch { expected, got } => MsmError::LengthMismatch {
-                what: "values (density length)",
-                expected,
-                got,
-            },
-        }
-    }
-}
-
-/// How buckets accumulate points.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Buckets {
-    /// Jacobian buckets, one mixed addition (7M + 4S) per point.
-    Jacobian,
-    /// Affine buckets filled by batches of affine additions sharing one inversion
-    /// (about 5M + 1S per point), with Jacobian overflow buckets for collisions.
-    BatchAffine,
-}
-
-/// Tuning knobs for [`msm_with_config_vartime`]. The [`Default`] chooses everything from the input
-/// size and the thread count; the knobs exist for benchmarks and tests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MsmConfig {
-    /// Window width in bits (4..=20); `None` picks the cheapest by a cost model.
-    pub window_bits: Option<usize>,
-    /// Bucket strategy; `None` picks the cheapest by the same cost model.
-    pub buckets: Option<Buckets>,
-    /// Drop zero scalars and add the bases of scalars equal to one directly (a batch affine
-    /// addition tree) instead of through Pippenger, whose window then fits the remaining
-    /// terms. On by default.
-    pub small_scalar_fast_path: bool,
-}
-
-impl Default for MsmConfig {
-    fn default() -> Self {
-        MsmConfig {
-            window_bits: None,
-            buckets: None,
-            small_scalar_fast_path: true,
-        }
-    }
-}
 
 /// `sum_k scalars[var_k] * bases[k]`: the multi-scalar multiplication over any [`MsmCurve`].
 ///
