@@ -52,9 +52,6 @@ const KNOWN_LOOPS: &[(&str, &[&str])] = &[
     ("backend", &["crate::compact", "crate::compact::page"]),
     ("backend", &["crate::compact", "crate::compact::raw"]),
     ("backend", &["crate::error", "crate::memory"]),
-    ("pipeline", &["crate", "crate::config"]),
-    ("pipeline", &["crate", "crate::pipeline"]),
-    ("pipeline", &["crate", "crate::planner"]),
 ];
 
 /// Files that only tests compile or call: their environment reads and imports are the
