@@ -97,7 +97,6 @@ impl CpuBackend {
             info: BackendInfo {
                 name: format!("cpu ({} threads)", rayon::current_num_threads()),
                 accelerator: false,
-                queues_work: false,
                 host_memory_shared: true,
             },
             tracker,

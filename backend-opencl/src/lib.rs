@@ -258,9 +258,6 @@ impl OpenClBackend {
             name: format!("opencl ({})", names.join(" + ")),
             // A CPU driver such as PoCL is no accelerator.
             accelerator: all_gpus,
-            // Kernels and device copies are queued in order; uploads, downloads and MSM
-            // results wait for what they need.
-            queues_work: true,
             // A CPU device's memory is host memory whatever it reports.
             host_memory_shared: devices
                 .iter()
@@ -520,6 +517,40 @@ impl ComputeBackend for OpenClBackend {
 
     fn coset_intt_scaled(&self, buf: &mut OpenClFrBuffer, factor: Fr) -> Result<(), BackendError> {
         self.ntt.coset_intt_scaled(self.fr_ops(), &buf.data, factor)
+    }
+
+    /// Queues before it frees: c's copy and a's coset transform go to the device before
+    /// a's host vector is freed and b goes up (the copy engine runs beside the kernels),
+    /// and b and c are released after `beside`, whose work (the witness's upload) then
+    /// runs beside H's last kernels: a release waits for the kernels using the buffer.
+    fn h_device_work<E, Ha, Hb, T>(
+        &self,
+        upload_a: impl FnOnce() -> Result<(OpenClFrBuffer, Ha), E>,
+        upload_b: impl FnOnce() -> Result<(OpenClFrBuffer, Hb), E>,
+        quotient: impl FnOnce(&mut OpenClFrBuffer) -> Result<(), E>,
+        beside: impl FnOnce() -> Result<T, E>,
+    ) -> Result<(OpenClFrBuffer, Option<T>), E>
+    where
+        E: From<BackendError>,
+    {
+        let (mut a, host_a) = upload_a()?;
+        // c = a b pointwise, from a copy of a made on the device (not a third upload).
+        let mut c = self.copy_fr("c", &a)?;
+        self.domain_to_coset(&mut a)?;
+        drop(host_a);
+        let (mut b, host_b) = upload_b()?;
+        self.mul_assign(&mut c, &b)?;
+        for buf in [&mut b, &mut c] {
+            self.domain_to_coset(buf)?;
+        }
+        // Freed once the device has work queued behind the upload (tens of ms at 2^27).
+        drop(host_b);
+        self.mul_assign(&mut a, &b)?;
+        self.sub_assign(&mut a, &c)?;
+        quotient(&mut a)?;
+        let beside = beside()?;
+        drop((b, c));
+        Ok((a, Some(beside)))
     }
 
     fn mul_assign(&self, a: &mut OpenClFrBuffer, b: &OpenClFrBuffer) -> Result<(), BackendError> {

@@ -40,7 +40,6 @@ pub use sluice_field::{
     CurveAffine, CurveGroup, Density, Fr, G1Affine, G1Projective, G2Affine, G2Projective,
     GroupKind, NttOrder,
 };
-
 pub use tracked_vec::HostVector;
 
 /// Which of the four NTT-family transforms to apply.
@@ -102,11 +101,6 @@ pub struct BackendInfo {
     /// Whether it computes on an accelerator (a GPU) whose MSMs outrun the host's CPUs:
     /// schedulers then keep work such as the b_g2 MSM on it rather than on the CPU.
     pub accelerator: bool,
-    /// Whether operations may return before the device has done them (work queued in
-    /// order), so that the host's own work between calls (freeing host vectors, the next
-    /// upload) overlaps the device's. Provers order their steps by it: with queued work
-    /// they queue the device's next steps before such host work.
-    pub queues_work: bool,
     /// Whether the backend's device memory is the host's own RAM (the CPU backend, an
     /// OpenCL CPU device, a GPU reporting `CL_DEVICE_HOST_UNIFIED_MEMORY`): planners then
     /// count its buffers against the host's memory as well.
@@ -276,6 +270,50 @@ pub trait ComputeBackend: Send + Sync {
     fn coset_intt_scaled(&self, buf: &mut Self::FrBuffer, factor: Fr) -> Result<(), BackendError> {
         self.scale(buf, factor)?;
         self.transform(buf, Transform::CosetIntt, NttOrder::NaturalToNatural)
+    }
+
+    /// The device work of a Groth16 H, in the order that suits this backend: uploads a and
+    /// b (their evaluations on the domain, each by its closure, which returns the buffer and
+    /// the host vector it came from, freed here when the backend chooses), forms
+    /// `c = a ∘ b`, moves a, b and c onto the coset ([`domain_to_coset`](Self::domain_to_coset)),
+    /// leaves `a·b − c` in a, and hands a to `quotient` (the caller's division by the
+    /// vanishing polynomial and inverse transform); returns a.
+    ///
+    /// `beside` is work the caller would overlap with H's last kernels (an upload): a
+    /// backend that can runs it once all of H is queued and returns what it gave; one that
+    /// cannot does not call it and returns `None`, and the caller does that work after.
+    ///
+    /// The default holds the least and overlaps nothing: each host vector is freed before
+    /// the next buffer is made, and b and c go as soon as they are used (a CPU backend's
+    /// buffers are host memory too). A backend whose calls return before its device has
+    /// done them overrides it to queue work before freeing host memory.
+    fn h_device_work<E, Ha, Hb, T>(
+        &self,
+        upload_a: impl FnOnce() -> Result<(Self::FrBuffer, Ha), E>,
+        upload_b: impl FnOnce() -> Result<(Self::FrBuffer, Hb), E>,
+        quotient: impl FnOnce(&mut Self::FrBuffer) -> Result<(), E>,
+        beside: impl FnOnce() -> Result<T, E>,
+    ) -> Result<(Self::FrBuffer, Option<T>), E>
+    where
+        Self: Sized,
+        E: From<BackendError>,
+    {
+        let _ = beside;
+        let (mut a, host_a) = upload_a()?;
+        drop(host_a);
+        let (mut b, host_b) = upload_b()?;
+        drop(host_b);
+        let mut c = self.copy_fr("c", &a)?;
+        self.mul_assign(&mut c, &b)?;
+        for buf in [&mut a, &mut b, &mut c] {
+            self.domain_to_coset(buf)?;
+        }
+        self.mul_assign(&mut a, &b)?;
+        drop(b);
+        self.sub_assign(&mut a, &c)?;
+        drop(c);
+        quotient(&mut a)?;
+        Ok((a, None))
     }
 
     /// `a[i] *= b[i]`.

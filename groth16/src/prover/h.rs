@@ -15,12 +15,9 @@ use crate::prover::streaming::quotient_to_h;
 /// each host vector is freed as soon as it is uploaded. `a` and `b` hold at most `n`
 /// evaluations (zero-padded to `n`); the backend holds three vectors at the peak.
 ///
-/// A backend that queues work
-/// ([`BackendInfo::queues_work`](sluice_backend::BackendInfo::queues_work)) gets c's copy
-/// and a's coset transform queued before `a` is freed and `b` goes up, so the device
-/// transforms a while the host frees a and sends b (a GPU's copy engine runs beside its
-/// kernels). Otherwise each host vector is freed before the next buffer is made: a CPU
-/// backend's buffers are host memory too, and that order holds one vector less.
+/// The order of the uploads, transforms and frees is the backend's
+/// ([`ComputeBackend::h_device_work`]): a GPU queues a's transform before freeing a and
+/// sending b; a CPU backend frees each host vector before the next buffer is made.
 pub fn compute_h<B: ComputeBackend>(
     backend: &B,
     a: HostVector,
@@ -28,7 +25,7 @@ pub fn compute_h<B: ComputeBackend>(
     n: usize,
 ) -> Result<B::FrBuffer, Groth16Error> {
     let (a, b) = (HostInput::Full(a), HostInput::Full(b));
-    compute_h_then(backend, a, b, n, || Ok(())).map(|(h, ())| h)
+    compute_h_then(backend, a, b, n, || Ok(())).map(|(h, _)| h)
 }
 
 /// An evaluation vector H reads from the host: whole, or compact (its host bytes counted
@@ -66,55 +63,22 @@ impl HostInput {
     }
 }
 
-/// [`compute_h`], running `queued` once all of H's device work is queued, before the
-/// buffers that work reads are released. On a GPU a release waits for the queued work, so
-/// work put there (an upload) runs beside H's last kernels rather than after them. The
-/// device holds b and c a little longer (not above H's peak of three vectors, plus what
-/// `queued` adds).
+/// [`compute_h`] in the order the backend chooses
+/// ([`ComputeBackend::h_device_work`]), offering it `beside`: work to run beside H's last
+/// kernels where the backend can (`Some` of what it gave), else left to the caller (`None`).
 pub(crate) fn compute_h_then<B: ComputeBackend, T>(
     backend: &B,
     a: HostInput,
     b: HostInput,
     n: usize,
-    queued: impl FnOnce() -> Result<T, Groth16Error>,
-) -> Result<(B::FrBuffer, T), Groth16Error> {
-    let mut a_buf = a.upload(backend, "a", n)?;
-    let (b_buf, c_buf) = if backend.info().queues_work {
-        // c = a b pointwise, from a copy of a made on the device (not a third upload).
-        let mut c_buf = backend.copy_fr("c", &a_buf)?;
-        backend.domain_to_coset(&mut a_buf)?;
-        drop(a);
-        let mut b_buf = b.upload(backend, "b", n)?;
-        backend.mul_assign(&mut c_buf, &b_buf)?;
-        for buf in [&mut b_buf, &mut c_buf] {
-            backend.domain_to_coset(buf)?;
-        }
-        // Freed once the device has work queued behind the upload (tens of ms at 2^27).
-        drop(b);
-        (b_buf, c_buf)
-    } else {
-        drop(a);
-        let mut b_buf = b.upload(backend, "b", n)?;
-        drop(b);
-        let mut c_buf = backend.copy_fr("c", &a_buf)?;
-        backend.mul_assign(&mut c_buf, &b_buf)?;
-        for buf in [&mut a_buf, &mut b_buf, &mut c_buf] {
-            backend.domain_to_coset(buf)?;
-        }
-        (b_buf, c_buf)
-    };
-    // With queued work, b and c are released after `queued` has run (a release waits for
-    // the kernels using the buffer); otherwise each goes once used, as a CPU backend's
-    // buffers are host memory.
-    let keep = backend.info().queues_work;
-    backend.mul_assign(&mut a_buf, &b_buf)?;
-    let b_buf = keep.then_some(b_buf);
-    backend.sub_assign(&mut a_buf, &c_buf)?;
-    let c_buf = keep.then_some(c_buf);
-    quotient_to_h(backend, &mut a_buf, n)?;
-    let then = queued()?;
-    drop((b_buf, c_buf));
-    Ok((a_buf, then))
+    beside: impl FnOnce() -> Result<T, Groth16Error>,
+) -> Result<(B::FrBuffer, Option<T>), Groth16Error> {
+    backend.h_device_work(
+        || Ok((a.upload(backend, "a", n)?, a)),
+        || Ok((b.upload(backend, "b", n)?, b)),
+        |h| quotient_to_h(backend, h, n),
+        beside,
+    )
 }
 
 /// The h MSM over h's n coefficients left on the device; it takes h (nothing reads it

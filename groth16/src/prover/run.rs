@@ -174,17 +174,17 @@ where
             HMode::InMemory => {
                 let a = HostInput::compact(host, "a", a)?;
                 let b = HostInput::compact(host, "b", b)?;
-                // With queued work, the witness goes up (BENCHMARKS.md#partition) once H's
-                // work is queued, before h's MSM: its transfers run beside H's last kernels.
-                // Not from a thread beside h's MSM: on NVIDIA a blocking call there (a
-                // release waits for the queue's work) holds the other thread's calls up,
+                // Where the backend can, the witness goes up (BENCHMARKS.md#partition) once
+                // H's work is queued, before h's MSM: its transfers run beside H's last
+                // kernels. Not from a thread beside h's MSM: on NVIDIA a blocking call there
+                // (a release waits for the queue's work) holds the other thread's calls up,
                 // and the upload waited for h's MSM to end. The device holds no more for
                 // it: h's MSM converts h in place instead of copying it.
-                let early = backend.info().queues_work && h_vector_on_device;
-                let (h_buf, aux) = compute_h_then(backend, a, b, n, || match early {
+                let (h_buf, aux) = compute_h_then(backend, a, b, n, || match h_vector_on_device {
                     true => upload_witness(backend, aux, n),
                     false => Ok(None),
                 })?;
+                let aux = aux.flatten();
                 Ok((self.h_on_device(h_buf)?, aux, h_vector_on_device))
             }
             HMode::Streaming {

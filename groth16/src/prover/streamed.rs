@@ -127,7 +127,7 @@ where
             HostInput::compact(host, "a", a)?,
             HostInput::compact(host, "b", b)?,
         );
-        let (h_buf, ()) = compute_h_then(backend, a, b, n, || Ok(()))?;
+        let (h_buf, _) = compute_h_then(backend, a, b, n, || Ok(()))?;
         let h = run.h_on_device(h_buf)?;
         phases.h = run.lap("H");
         // The inputs' parts: inputs are all used in A (the input constraints).
