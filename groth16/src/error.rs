@@ -129,3 +129,45 @@ impl From<sluice_msm::MsmError> for Groth16Error {
         Groth16Error::Msm(e)
     }
 }
+
+/// For code typed for bellperson's `io::Result` (`params.write(w)?` in a function returning
+/// `io::Result`): the error keeps its kind where it was an I/O error, and is `InvalidData`
+/// otherwise, with the whole error (offsets, items) as its message and source.
+impl From<Groth16Error> for std::io::Error {
+    fn from(e: Groth16Error) -> Self {
+        let kind = match &e {
+            Groth16Error::Io { source, .. } => source.kind(),
+            Groth16Error::Truncated { .. } => std::io::ErrorKind::UnexpectedEof,
+            _ => std::io::ErrorKind::InvalidData,
+        };
+        std::io::Error::new(kind, e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A helper typed for bellperson's `io::Result` takes sluice's errors through `?`.
+    #[test]
+    fn errors_convert_to_io_errors_with_their_kind() {
+        fn save(fail: Groth16Error) -> std::io::Result<()> {
+            Err(fail)?;
+            Ok(())
+        }
+        let truncated = Groth16Error::Truncated {
+            offset: 7,
+            expected: "the h query".into(),
+        };
+        let err = save(truncated).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
+        assert!(err.to_string().contains("7"), "{err}");
+        let io = Groth16Error::Io {
+            offset: 3,
+            source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "no"),
+        };
+        assert_eq!(save(io).unwrap_err().kind(), std::io::ErrorKind::PermissionDenied);
+        let other = Groth16Error::DegenerateSetup("tau on the domain");
+        assert_eq!(save(other).unwrap_err().kind(), std::io::ErrorKind::InvalidData);
+    }
+}

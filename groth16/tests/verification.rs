@@ -214,7 +214,8 @@ fn batches_reject_any_bad_member() {
         assert!(!verify_proofs_batch(&s.pvk, &mut vr, &pair, &inputs).unwrap());
     }
     let mut vr = ChaCha20Rng::seed_from_u64(7);
-    assert!(verify_proofs_batch(&s.pvk, &mut vr, &[], &[]).unwrap());
+    let no_inputs: [&[Fr]; 0] = [];
+    assert!(verify_proofs_batch(&s.pvk, &mut vr, &[], &no_inputs).unwrap());
     assert!(matches!(
         verify_proofs_batch(&s.pvk, &mut vr, &proofs, &inputs[1..]),
         Err(Groth16Error::ParameterMismatch { .. })

@@ -144,11 +144,14 @@ pub fn verify_proof(
 /// valid. Errors: [`Groth16Error::ParameterMismatch`] when the counts of proofs and of
 /// input vectors differ, [`Groth16Error::PublicInputCount`] for an input vector of the
 /// wrong length.
-pub fn verify_proofs_batch<R: RngCore + CryptoRng>(
+///
+/// Each proof's inputs are anything that reads as `&[Fr]` (`Vec<Fr>`, `&[Fr]`), so inputs
+/// over `blstrs::Scalar` pass as views with no copy: `Scalar::as_fr_slice(&inputs)`.
+pub fn verify_proofs_batch<R: RngCore + CryptoRng, I: AsRef<[Fr]>>(
     pvk: &PreparedVerifyingKey,
     rng: &mut R,
     proofs: &[Proof],
-    public_inputs: &[Vec<Fr>],
+    public_inputs: &[I],
 ) -> Result<bool, Groth16Error> {
     if proofs.len() != public_inputs.len() {
         return Err(Groth16Error::ParameterMismatch {
@@ -161,7 +164,7 @@ pub fn verify_proofs_batch<R: RngCore + CryptoRng>(
         return Ok(true);
     }
     for inputs in public_inputs {
-        check_input_count(pvk, inputs)?;
+        check_input_count(pvk, inputs.as_ref())?;
     }
     // Nonzero 128-bit multipliers: enough for 2^-128, and half the scalar work of full ones.
     let r: Vec<Fr> = proofs
@@ -180,7 +183,7 @@ pub fn verify_proofs_batch<R: RngCore + CryptoRng>(
     let mut combined = vec![Fr::ZERO; pvk.inputs.len()];
     for (ri, inputs) in r.iter().zip(public_inputs) {
         combined[0] += ri;
-        for (c, x) in combined[1..].iter_mut().zip(inputs) {
+        for (c, x) in combined[1..].iter_mut().zip(inputs.as_ref()) {
             *c += *ri * x;
         }
     }
