@@ -166,8 +166,14 @@ mod tests {
             offset: 3,
             source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "no"),
         };
-        assert_eq!(save(io).unwrap_err().kind(), std::io::ErrorKind::PermissionDenied);
+        assert_eq!(
+            save(io).unwrap_err().kind(),
+            std::io::ErrorKind::PermissionDenied
+        );
         let other = Groth16Error::DegenerateSetup("tau on the domain");
-        assert_eq!(save(other).unwrap_err().kind(), std::io::ErrorKind::InvalidData);
+        assert_eq!(
+            save(other).unwrap_err().kind(),
+            std::io::ErrorKind::InvalidData
+        );
     }
 }

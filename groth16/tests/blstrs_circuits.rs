@@ -248,7 +248,10 @@ fn a_generic_circuit_is_the_same_over_both_scalars() {
         );
     }
     // Batch verification takes the blstrs inputs as views, with no copy.
-    let inputs: Vec<Vec<Scalar>> = xs.iter().map(|&x| Chain::public_inputs(x, rounds)).collect();
+    let inputs: Vec<Vec<Scalar>> = xs
+        .iter()
+        .map(|&x| Chain::public_inputs(x, rounds))
+        .collect();
     let views: Vec<&[Fr]> = inputs.iter().map(|i| Scalar::as_fr_slice(i)).collect();
     assert!(
         sl::verify_proofs_batch(&pvk, &mut rng, &batch, &views).unwrap(),

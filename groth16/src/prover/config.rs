@@ -19,7 +19,7 @@ pub enum HMode {
     },
 }
 
-/// Options of [`prove_assignment_with`].
+/// Options of [`prove_assignment`](crate::prove_assignment).
 #[derive(Clone, Debug, Default)]
 pub struct ProverConfig {
     /// How H is computed.

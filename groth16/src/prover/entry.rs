@@ -18,9 +18,7 @@ use crate::prover::run::prove_assignment;
 use crate::synthesis::assignment::ProvingAssignment;
 use crate::synthesis::options::Capacity;
 
-/// Proves `circuit` with blinding `r`, `s` (uniformly random and secret). Synthesis writes
-/// the assignment where `backend` uploads fastest from
-/// ([`ProvingAssignment::synthesize_for`]).
+/// [`create_proof`](crate::create_proof) for circuits over any `S`.
 pub(crate) fn create_proof<S, B, C, P>(
     circuit: C,
     params: &P,
@@ -51,8 +49,7 @@ fn log_synthesis(cs: &ProvingAssignment, started: Instant) {
     );
 }
 
-/// Proves `circuit`, drawing `r` and `s` from `rng` (pass a CSPRNG such as `OsRng` or
-/// `ChaCha20Rng`).
+/// [`create_random_proof`](crate::create_random_proof) for circuits over any `S`.
 pub(crate) fn create_random_proof<S, B, C, P, R>(
     circuit: C,
     params: &P,
@@ -70,14 +67,8 @@ where
     create_proof(circuit, params, r, s, backend)
 }
 
-/// Proves many circuits with one parameter set (e.g. the partitions of a Filecoin proof):
-/// synthesizes them in parallel on the CPU, then proves them one after the other in the
-/// backend. With [`ResidentParameters`](crate::ResidentParameters) the bases are uploaded
-/// once for the whole batch; other sources upload each query per proof.
-///
-/// All circuits are synthesized before the first proof, so the host holds every
-/// partition's a and b vectors at once: in the memory the backend lends
-/// ([`ProvingAssignment::synthesize_for`]) up to its limit, in ordinary memory beyond it.
+/// [`create_random_proof_batch`](crate::create_random_proof_batch) for circuits over any
+/// `S`.
 pub(crate) fn create_random_proof_batch<S, B, C, P, R>(
     circuits: Vec<C>,
     params: &P,

@@ -101,7 +101,7 @@ pub(crate) fn msm_batched_vartime<'p, T: 'p, G: group::Group>(
 
 /// The b_g2 MSM of a synthesized circuit over `bases` resident in `backend`: how a caller
 /// computes it elsewhere (e.g. on the CPU while the device works) and hands it to
-/// [`prove_assignment_with`](super::prove_assignment_with).
+/// [`prove_assignment_with_b_g2`](crate::phases::prove_assignment_with_b_g2).
 pub fn b_g2_msm<B: ComputeBackend>(
     cs: &ProvingAssignment,
     backend: &B,

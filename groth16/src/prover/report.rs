@@ -12,7 +12,7 @@ use crate::prover::config::HMode;
 /// with H.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PhaseTimes {
-    /// Synthesis, where the prover ran it ([`create_proof_streamed`](super::create_proof_streamed):
+    /// Synthesis, where the prover ran it ([`create_proof_streamed`](crate::create_proof_streamed):
     /// the witness MSMs on its chunks included); zero otherwise.
     pub synthesis: Duration,
     /// H: a, b, c to h's coefficients, then h's MSM.
@@ -60,7 +60,7 @@ pub struct ProofReport {
     /// included).
     pub memory: MemoryReport,
     /// Peak host bytes of the host tracker (see
-    /// [`ProverConfig::host_tracker`](super::ProverConfig::host_tracker)) over the proof:
+    /// [`ProverConfig::host_tracker`](crate::ProverConfig::host_tracker)) over the proof:
     /// the a and b vectors and, when streaming, c's intermediate and the staging.
     pub host_peak_bytes: u64,
     /// Device bytes held when the proof started (resident parameters, other work): the

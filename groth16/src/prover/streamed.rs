@@ -40,25 +40,9 @@ const MIN_CHUNK: usize = 1 << 16;
 /// stream holds (32 bytes a value) when the device falls behind.
 const QUEUED_CHUNKS: usize = 2;
 
-/// Proves `circuit` with blinding `r`, `s` (uniformly random and secret), its constraint
-/// matrices recorded once ([`ConstraintMatrices::record`]): synthesis computes the witness
-/// alone, and its completed chunks go to the device for the L, A and B MSMs while
-/// synthesis goes on, so a proof's latency is its witness synthesis plus H and a short
-/// tail. Synthesis writes its vectors where `backend` uploads fastest from, as
-/// [`create_proof`](crate::create_proof) does; H is computed in memory. `chunk_len`: the
-/// witness values per chunk (`None`: a sixteenth of the witness, at least 2^16).
-///
-/// It pays where the witness is mostly bits and small integers (gadget circuits: on an
-/// H200 a SHA-256 2^20 proof took 475 ms against 541 ms with the matrices alone, its tail
-/// after synthesis 6% of synthesis); a dense witness's chunk MSMs take longer than its
-/// synthesis, which then waits for them (MiMC 2^20: 296 against 240 ms), so prove those
-/// with [`prove_assignment`](crate::prove_assignment) (BENCHMARKS.md#proof).
-///
-/// The parameters are checked against the matrices before synthesis
-/// ([`ConstraintMatrices::check_parameters`]); a witness that fails a constraint is
-/// [`Groth16Error::Unsatisfied`] by index. Memory: at most three chunks
-/// of the witness as 32-byte values besides the assignment (a sixteenth of the witness
-/// each, at least 2^16 values).
+/// [`create_proof_streamed`](crate::create_proof_streamed) for circuits over any `S`: the
+/// witness's completed chunks go to the device for the L, A and B MSMs while synthesis goes
+/// on (at most [`QUEUED_CHUNKS`] waiting).
 pub(crate) fn create_proof_streamed<S, B, C, P>(
     circuit: C,
     matrices: &Arc<ConstraintMatrices>,

@@ -244,11 +244,8 @@ fn lagrange_at(tau: Fr, z_tau: Fr, log_n: u32) -> Result<Vec<Fr>, Groth16Error> 
     Ok(lagrange)
 }
 
-/// Generates random Groth16 parameters for `circuit`: draws the toxic waste and two random
-/// generators from `rng` (use a CSPRNG), runs the setup, and wipes the waste.
-///
-/// This is a single-party setup: whoever runs it can forge proofs. Use it for tests and
-/// private deployments; production systems use parameters from a ceremony.
+/// [`generate_random_parameters`](crate::generate_random_parameters) for circuits over any
+/// `S`.
 pub(crate) fn generate_random_parameters<S, C, R>(
     circuit: C,
     rng: &mut R,
@@ -264,12 +261,9 @@ where
     generate_parameters(circuit, g1, g2, &toxic)
 }
 
-/// The Groth16 setup with given generators and toxic waste (bellperson's
-/// `generate_parameters`).
-///
-/// Every operation on the secrets is a constant-time field or group operation. Which query
-/// points are left out (variables a matrix never uses) is decided by the circuit's
-/// structure, never by a secret value. Intermediate secret vectors are wiped.
+/// [`generate_parameters`](crate::generate_parameters) for circuits over any `S`. Which
+/// query points are left out (variables a matrix never uses) is decided by the circuit's
+/// structure, never by a secret value; intermediate secret vectors are wiped.
 pub(crate) fn generate_parameters<S: FrCompatible, C: Circuit<S>>(
     circuit: C,
     g1: G1Projective,

@@ -25,7 +25,7 @@ pub struct Unsatisfied {
 }
 
 /// How many constraints and auxiliary variables a circuit has, for
-/// [`ProvingAssignment::synthesize_with_capacity`] (from its parameters:
+/// [`ProvingAssignment::synthesize_with_capacity`](crate::ProvingAssignment::synthesize_with_capacity) (from its parameters:
 /// [`Capacity::for_queries`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Capacity {

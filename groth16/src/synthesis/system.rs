@@ -6,7 +6,7 @@
 //! [`constraint_system!`] writes the bellpepper impl for it. The closures' plumbing (which
 //! are called, and when), the root and the constant one are then written once.
 
-use bellpepper_core::LinearCombination;
+use bellpepper_core::{LinearCombination, SynthesisError};
 use sluice_field::{Fr, FrCompatible};
 
 /// What a constraint system of this crate does with each event of a synthesis.
@@ -44,6 +44,17 @@ pub(crate) trait Synthesizer: Sized + Send {
     fn leave(&mut self) {}
 }
 
+/// The value a system records for a new variable: the circuit's, as `Fr`, where the system
+/// takes a witness; `None` (the closure never called) where it does not.
+pub(crate) fn witness_value<Sys: Synthesizer, S: FrCompatible>(
+    value: impl FnOnce() -> Result<S, SynthesisError>,
+) -> Result<Option<Fr>, SynthesisError> {
+    match Sys::WITNESS {
+        true => Ok(Some(value()?.to_fr())),
+        false => Ok(None),
+    }
+}
+
 /// Implements bellpepper's `ConstraintSystem<S>` for every `S: FrCompatible` on a type
 /// that implements [`Synthesizer`]. Generic over the scalar so circuits written for a
 /// concrete one (Filecoin's, over `blstrs::Scalar`) synthesize here unchanged;
@@ -68,12 +79,8 @@ macro_rules! constraint_system {
                 A: FnOnce() -> AR,
                 AR: Into<String>,
             {
-                use $crate::synthesis::system::Synthesizer;
-                let value = match <Self as Synthesizer>::WITNESS {
-                    true => Some(f()?.to_fr()),
-                    false => None,
-                };
-                let index = Synthesizer::aux(self, value);
+                use $crate::synthesis::system::{witness_value, Synthesizer};
+                let index = Synthesizer::aux(self, witness_value::<Self, S>(f)?);
                 Ok(bellpepper_core::Variable(bellpepper_core::Index::Aux(
                     index,
                 )))
@@ -89,12 +96,8 @@ macro_rules! constraint_system {
                 A: FnOnce() -> AR,
                 AR: Into<String>,
             {
-                use $crate::synthesis::system::Synthesizer;
-                let value = match <Self as Synthesizer>::WITNESS {
-                    true => Some(f()?.to_fr()),
-                    false => None,
-                };
-                let index = Synthesizer::input(self, value);
+                use $crate::synthesis::system::{witness_value, Synthesizer};
+                let index = Synthesizer::input(self, witness_value::<Self, S>(f)?);
                 Ok(bellpepper_core::Variable(bellpepper_core::Index::Input(
                     index,
                 )))
