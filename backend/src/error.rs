@@ -2,7 +2,7 @@
 
 use sluice_field::DecodeError;
 
-use crate::memory::MemoryKind;
+use crate::memory_kind::MemoryKind;
 
 /// Why a backend operation failed.
 ///

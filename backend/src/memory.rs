@@ -5,27 +5,8 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use crate::memory_kind::MemoryKind;
 use crate::BackendError;
-
-/// Which memory an allocation lives in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MemoryKind {
-    /// Host RAM.
-    Host,
-    /// Memory of the compute device. For the CPU backend this is host RAM too, but it is
-    /// counted separately so that "what the backend holds" and "what the caller holds" stay
-    /// distinguishable.
-    Device,
-}
-
-impl fmt::Display for MemoryKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            MemoryKind::Host => "host",
-            MemoryKind::Device => "device",
-        })
-    }
-}
 
 /// Current and peak bytes of one memory kind.
 #[derive(Default)]

@@ -1,10 +1,10 @@
 //! The code bytes: a value in [-127, 127] is its own code (as an `i8`), anything else is
-//! [`ESCAPE`](super::ESCAPE).
+//! [`ESCAPE`](super::ESCAPE). An [`Entry`] is a value as it is stored: by its code, or in full.
 
 use ff::Field;
 use sluice_field::Fr;
 
-use super::ESCAPE;
+use super::format::ESCAPE;
 
 /// Montgomery limbs of `a + b mod p`, for building [`SMALL`] at compile time.
 const fn add_mod(a: [u64; 4], b: [u64; 4]) -> [u64; 4] {
@@ -120,6 +120,27 @@ pub fn small_code_vartime(x: &Fr) -> Option<u8> {
             return Some(code);
         }
         at = (at + 1) & mask;
+    }
+}
+
+/// One value of a compact vector as it is stored: a small integer by its code, or a full
+/// element (an exception, or any value of raw storage).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// The integer k in [-127, 127].
+    Small(i8),
+    /// Any other element (and every element of raw storage).
+    Full(Fr),
+}
+
+impl Entry {
+    /// The element.
+    #[inline]
+    pub fn to_fr(self) -> Fr {
+        match self {
+            Entry::Small(k) => SMALL[k as u8 as usize],
+            Entry::Full(x) => x,
+        }
     }
 }
 

@@ -5,8 +5,8 @@ use std::ops::Range;
 
 use sluice_field::Fr;
 
-use super::code::{small_code_vartime, SMALL};
-use super::{Entry, ESCAPE, FR_BYTES, PAGE_LEN};
+use super::code::{small_code_vartime, Entry, SMALL};
+use super::format::{ESCAPE, FR_BYTES, PAGE_LEN};
 
 /// Bytes one exception holds: its position in the page and its element.
 pub(super) const EXCEPTION_BYTES: u64 = 2 + FR_BYTES;

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use sluice_field::Fr;
 
+use super::format::FR_BYTES;
 use crate::huge_pages::filled_with_huge_pages;
 use crate::{FrVec, HostAllocator};
 
@@ -85,7 +86,7 @@ impl Raw {
                 let old = std::mem::replace(&mut self.data, made);
                 self.later = None;
                 Grown::Adopted {
-                    freed: old.capacity() as u64 * super::FR_BYTES,
+                    freed: old.capacity() as u64 * FR_BYTES,
                 }
             }
             Err(TryRecvError::Empty) => Grown::Pending,

@@ -1,8 +1,14 @@
 //! CompactVec against a plain vector kept beside it.
 
+use std::ops::Range;
+use std::sync::Arc;
+
+use ff::Field;
+use sluice_field::Fr;
+
 use super::code::SMALL;
 use super::*;
-use crate::HeapLender;
+use crate::{HeapLender, HostAllocator};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use std::sync::atomic::{AtomicU64, Ordering};
