@@ -5,8 +5,7 @@
 //! - no import loop between the modules of a library crate's `src/` (a module that declares
 //!   another counts as importing it, so a child that reaches its parent's items is a loop;
 //!   binaries under `src/bin/` are crates of their own and left out; a path through a `use`
-//!   counts as reaching the module the `use` names; the loops in [`KNOWN_LOOPS`], there
-//!   when the rule reached every crate, are allowed until untangled);
+//!   counts as reaching the module the `use` names; no loop is allowed, in any crate);
 //! - no `std::env::var` in a library crate's sources outside functions named `from_env`,
 //!   `with_env_overrides` or `*_from_env` (test modules and test support aside);
 //! - `BENCHMARKS.md` under [`MAX_BENCHMARKS_BYTES`].
@@ -42,12 +41,6 @@ const LIBRARY_CRATES: [&str; 9] = [
 /// rule issue 29 set. Others' tests are not yet (`field/tests/fields.rs` is over).
 const WHOLE_CRATE_CAPPED: [&str; 1] = ["backend-opencl"];
 
-/// Import loops that were there when the check first reached every library crate (issue 48),
-/// each as its crate and the modules on it: allowed until untangled, so that a new loop
-/// fails CI now. An entry whose loop is gone is a finding too (remove it: the list only
-/// shrinks).
-const KNOWN_LOOPS: &[(&str, &[&str])] = &[];
-
 /// Files that only tests compile or call: their environment reads and imports are the
 /// tests' own.
 const TEST_FILES: [&str; 3] = ["tests.rs", "testing.rs", "test_support.rs"];
@@ -65,8 +58,6 @@ pub enum Finding {
         /// For each step of the loop, where it happens: `file:line` and the path or `mod`.
         steps: Vec<String>,
     },
-    /// An entry of [`KNOWN_LOOPS`] whose loop the tree no longer has.
-    KnownLoopGone { krate: String, modules: Vec<String> },
     /// `std::env::var` outside a `from_env` function (`function`: the enclosing one, if any).
     EnvironmentRead {
         file: PathBuf,
@@ -100,12 +91,6 @@ impl fmt::Display for Finding {
                 )?;
                 steps.iter().try_for_each(|s| write!(f, "\n      {s}"))
             }
-            Finding::KnownLoopGone { krate, modules } => write!(
-                f,
-                "{krate}/src: the loop {} is gone: remove it from KNOWN_LOOPS in \
-                 xtask/src/layout.rs",
-                modules.join(" -> ")
-            ),
             Finding::EnvironmentRead {
                 file,
                 line,
@@ -133,11 +118,6 @@ impl fmt::Display for Finding {
 
 /// Every finding of the checks on the tree at `root`, in a stable order.
 pub fn check(root: &Path) -> Vec<Finding> {
-    check_with(root, KNOWN_LOOPS)
-}
-
-/// [`check`] with `known` for the loops allowed (tests pass their own).
-fn check_with(root: &Path, known_loops: &[(&str, &[&str])]) -> Vec<Finding> {
     let mut findings = Vec::new();
     for krate in LIBRARY_CRATES {
         let dir = root.join(krate);
@@ -156,26 +136,7 @@ fn check_with(root: &Path, known_loops: &[(&str, &[&str])]) -> Vec<Finding> {
             }
         }
         let (graph, why) = module_graph(root, &dir.join("src"), &mut findings);
-        let loops = import_loops(&graph);
-        let same = |a: &[String], b: &[&str]| {
-            let a: BTreeSet<&str> = a.iter().map(String::as_str).collect();
-            a == b.iter().copied().collect()
-        };
-        let known: Vec<&[&str]> = known_loops
-            .iter()
-            .filter(|(k, _)| *k == krate)
-            .map(|(_, m)| *m)
-            .collect();
-        for gone in known.iter().filter(|k| !loops.iter().any(|l| same(l, k))) {
-            findings.push(Finding::KnownLoopGone {
-                krate: krate.to_owned(),
-                modules: gone.iter().map(|m| (*m).to_owned()).collect(),
-            });
-        }
-        let new = loops
-            .into_iter()
-            .filter(|l| !known.iter().any(|k| same(l, k)));
-        findings.extend(new.map(|modules| {
+        findings.extend(import_loops(&graph).into_iter().map(|modules| {
             let steps = (0..modules.len())
                 .map(|i| {
                     let edge = (modules[i].clone(), modules[(i + 1) % modules.len()].clone());
@@ -847,7 +808,7 @@ mod tests {
     #[test]
     fn a_tree_that_follows_the_layout_has_no_findings() {
         let t = good("good");
-        assert_eq!(check_with(&t.0, &[]), Vec::<Finding>::new());
+        assert_eq!(check(&t.0), Vec::<Finding>::new());
     }
 
     #[test]
@@ -876,7 +837,7 @@ mod tests {
         .write("groth16/src/lib.rs", "mod a;\npub struct Root;\n")
         .write("groth16/src/a.rs", "\nuse crate::Root;\n")
         .write("BENCHMARKS.md", &"x".repeat(MAX_BENCHMARKS_BYTES as usize));
-        let findings = check_with(&t.0, &[]);
+        let findings = check(&t.0);
         assert!(
             findings.contains(&Finding::TooLong {
                 file: "backend-opencl/src/long.rs".into(),
@@ -929,26 +890,23 @@ mod tests {
     }
 
     #[test]
-    fn a_known_loop_is_allowed_and_a_gone_one_is_named() {
-        let t = good("known");
+    fn a_loop_fails_in_every_crate_with_no_exception() {
+        // A child calling its parent's function in ntt, whose loop was once tolerated: every
+        // loop of every library crate is a finding, and nothing but the loop is.
+        let t = good("no-exception");
         t.write("ntt/src/lib.rs", "mod a;\npub fn f() {}\n")
             .write("ntt/src/a.rs", "fn g() { super::f() }\n");
-        let known: &[(&str, &[&str])] = &[
-            ("ntt", &["crate::a", "crate"]),
-            ("ntt", &["crate", "crate::gone"]),
-        ];
         assert_eq!(
-            check_with(&t.0, known),
-            [Finding::KnownLoopGone {
+            check(&t.0),
+            [Finding::ImportLoop {
                 krate: "ntt".into(),
-                modules: vec!["crate".into(), "crate::gone".into()],
+                modules: vec!["crate".into(), "crate::a".into()],
+                steps: vec![
+                    "crate -> crate::a: ntt/src/lib.rs:1 `mod a;`".into(),
+                    "crate::a -> crate: ntt/src/a.rs:1 `super::f`".into(),
+                ],
             }]
         );
-        // Every entry of the real list names a library crate.
-        for (krate, modules) in KNOWN_LOOPS {
-            assert!(LIBRARY_CRATES.contains(krate), "{krate}");
-            assert!(modules.len() >= 2, "{modules:?}");
-        }
     }
 
     #[test]
