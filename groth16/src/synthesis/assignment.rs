@@ -475,6 +475,7 @@ impl Synthesizer for ProvingAssignment {
         Self::new()
     }
 
+    #[inline]
     fn aux(&mut self, value: Option<Fr>) -> usize {
         if self.aux_assignment.len() % 64 == 0 {
             // The bitmaps grow by a word: count them first.
@@ -486,6 +487,7 @@ impl Synthesizer for ProvingAssignment {
         self.aux_assignment.len() - 1
     }
 
+    #[inline]
     fn input(&mut self, value: Option<Fr>) -> usize {
         self.count_small_parts(SmallParts { inputs: 1, aux: 0 });
         self.input_assignment.push(value.unwrap_or(Fr::ZERO));
@@ -496,9 +498,12 @@ impl Synthesizer for ProvingAssignment {
     fn constraint<S: FrCompatible>(
         &mut self,
         name: impl FnOnce() -> String,
-        lcs: impl FnOnce() -> [LinearCombination<S>; 3],
+        a: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        b: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        c: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
     ) {
-        let [a, b, c] = lcs();
+        let zero = LinearCombination::zero;
+        let (a, b, c) = (a(zero()), b(zero()), c(zero()));
         let (inputs, aux) = (&self.input_assignment, &self.aux_assignment);
         // Inputs have full density in A (the input constraints), so A tracks aux only.
         let a = eval_lc(&a, inputs, aux, None, Some(&mut self.a_aux_density));
@@ -529,10 +534,12 @@ impl Synthesizer for ProvingAssignment {
         report_progress(self.progress.as_ref(), self.a.len(), self.expected);
     }
 
+    #[inline]
     fn enter(&mut self, name: impl FnOnce() -> String) {
         self.namespace.push(name());
     }
 
+    #[inline]
     fn leave(&mut self) {
         self.namespace.pop();
     }

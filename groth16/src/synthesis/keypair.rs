@@ -77,11 +77,15 @@ impl Synthesizer for KeypairAssembly {
     fn constraint<S: FrCompatible>(
         &mut self,
         name: impl FnOnce() -> String,
-        lcs: impl FnOnce() -> [LinearCombination<S>; 3],
+        a: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        b: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        c: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
     ) {
         let row = self.num_constraints;
         let mut ok = true;
-        for (m, lc) in lcs().iter().enumerate() {
+        let zero = LinearCombination::zero;
+        let lcs = [a(zero()), b(zero()), c(zero())];
+        for (m, lc) in lcs.iter().enumerate() {
             for (var, coeff) in lc.iter() {
                 if coeff.is_zero_vartime() {
                     continue;

@@ -26,13 +26,16 @@ pub(crate) trait Synthesizer: Sized + Send {
     /// index.
     fn input(&mut self, value: Option<Fr>) -> usize;
 
-    /// Records the constraint `a * b = c`. `lcs` builds the three combinations and `name`
-    /// the constraint's annotation; a system calls each only if it needs it (the
-    /// witness-only synthesis needs neither).
+    /// Records the constraint `a * b = c`: `a`, `b` and `c` build the three combinations
+    /// from zero (as bellpepper's `enforce` takes them) and `name` the constraint's
+    /// annotation; a system calls each only if it needs it (the witness-only synthesis
+    /// needs none).
     fn constraint<S: FrCompatible>(
         &mut self,
         name: impl FnOnce() -> String,
-        lcs: impl FnOnce() -> [LinearCombination<S>; 3],
+        a: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        b: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        c: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
     );
 
     /// Enters a namespace; only a system that names failed constraints calls `name`.
@@ -117,11 +120,12 @@ macro_rules! constraint_system {
                     bellpepper_core::LinearCombination<S>,
                 ) -> bellpepper_core::LinearCombination<S>,
             {
-                use bellpepper_core::LinearCombination as Lc;
                 $crate::synthesis::system::Synthesizer::constraint(
                     self,
                     || annotation().into(),
-                    || [a(Lc::zero()), b(Lc::zero()), c(Lc::zero())],
+                    a,
+                    b,
+                    c,
                 );
             }
 

@@ -111,6 +111,7 @@ impl Synthesizer for WitnessOnly {
         WitnessOnly::new(&SynthesisOptions::default(), 0)
     }
 
+    #[inline]
     fn aux(&mut self, value: Option<Fr>) -> usize {
         self.aux.push(value.unwrap_or(Fr::ZERO));
         let len = self.aux.len();
@@ -125,6 +126,7 @@ impl Synthesizer for WitnessOnly {
         len - 1
     }
 
+    #[inline]
     fn input(&mut self, value: Option<Fr>) -> usize {
         self.inputs.push(value.unwrap_or(Fr::ZERO));
         self.inputs.len() - 1
@@ -134,7 +136,9 @@ impl Synthesizer for WitnessOnly {
     fn constraint<S: FrCompatible>(
         &mut self,
         _: impl FnOnce() -> String,
-        _: impl FnOnce() -> [LinearCombination<S>; 3],
+        _: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        _: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        _: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
     ) {
         self.constraints += 1;
         report_progress(self.progress.as_ref(), self.constraints, self.expected);

@@ -306,9 +306,12 @@ impl Synthesizer for Recorder {
     fn constraint<S: FrCompatible>(
         &mut self,
         name: impl FnOnce() -> String,
-        lcs: impl FnOnce() -> [LinearCombination<S>; 3],
+        a: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        b: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        c: impl FnOnce(LinearCombination<S>) -> LinearCombination<S>,
     ) {
-        let [a, b, c] = lcs();
+        let zero = LinearCombination::zero;
+        let (a, b, c) = (a(zero()), b(zero()), c(zero()));
         let m = &mut self.matrices;
         let counts = (m.num_inputs, m.num_aux);
         let [a_rows, b_rows, c_rows] = &mut m.rows;
