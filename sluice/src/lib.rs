@@ -7,12 +7,14 @@
 //!
 //! # Circuits, setup, proving and verifying
 //! Circuits are written against bellpepper-core 0.2 ([`Circuit`], [`ConstraintSystem`],
-//! [`LinearCombination`], [`Variable`], [`SynthesisError`]), the API bellperson 0.27 uses.
+//! [`LinearCombination`], [`Variable`], [`Index`], [`Namespace`], [`SynthesisError`]), the API
+//! bellperson 0.27 uses; [`demo`] has the circuits the examples and benchmarks use.
 //! Setup: [`generate_random_parameters`] (or [`generate_parameters`] with a
-//! [`ToxicWaste`]); proving: [`create_random_proof`], [`create_proof`],
+//! [`ToxicWaste`]; [`generate_benchmark_parameters`] makes parameters of a [`CircuitShape`]
+//! that come from no setup, for measuring); proving: [`create_random_proof`], [`create_proof`],
 //! [`create_random_proof_batch`]; verifying: [`prepare_verifying_key`], [`verify_proof`],
-//! [`verify_proofs_batch`]. These take circuits over [`Fr`], so a circuit generic over its
-//! field needs no type annotation; circuits over `blstrs::Scalar` (Filecoin's) go through
+//! [`verify_proofs_batch`] (a [`PreparedVerifyingKey`]). These take circuits over [`Fr`], so
+//! a circuit generic over its field needs no type annotation; circuits over `blstrs::Scalar` (Filecoin's) go through
 //! the same calls in `for_blstrs` (feature `blstrs`).
 //!
 //! ```
@@ -34,7 +36,10 @@
 //! [`ConstraintMatrices`] for circuits of one shape), then prove as a [`ProverConfig`] says
 //! ([`prove_assignment`]: H in memory or streamed, MSMs in batches) and read what the proof
 //! held and where its time went ([`ProofReport`]); or overlap the witness's MSMs with its
-//! synthesis ([`create_proof_streamed`]). Long work reports to the [`progress`] hook.
+//! synthesis ([`create_proof_streamed`]). Synthesis takes a [`Capacity`], a [`Storage`] and a
+//! [`SynthesisProgress`] callback and names a failed constraint ([`Unsatisfied`]); H runs as
+//! [`HMode`] says ([`StreamingPlan`] where the device is small); [`PhaseTimes`] is the
+//! report's clock. Long work reports to the [`progress`] hook.
 //!
 //! ```
 //! use sluice::{demo::MimcLike, prove_assignment, CpuBackend, Fr, ProverConfig};
@@ -60,7 +65,8 @@
 //! # Files
 //! bellperson's byte formats: [`Parameters`], [`VerifyingKey`], [`Proof`];
 //! [`MappedParameters`] maps a Filecoin `.params` file; [`ResidentParameters`] keeps the
-//! bases in a backend for many proofs. Proofs take any [`ParameterSource`].
+//! bases in a backend for many proofs. Proofs take any [`ParameterSource`]; its
+//! [`ParameterInfo`] gives the verifying key and the [`QueryLengths`].
 //!
 //! ```
 //! use sluice::{demo::MimcLike, generate_random_parameters, rand_core::OsRng, Fr, Parameters};
