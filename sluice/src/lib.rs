@@ -14,8 +14,8 @@
 //! that come from no setup, for measuring); proving: [`create_random_proof`], [`create_proof`],
 //! [`create_random_proof_batch`]; verifying: [`prepare_verifying_key`], [`verify_proof`],
 //! [`verify_proofs_batch`] (a [`PreparedVerifyingKey`]). These take circuits over [`Fr`], so
-//! a circuit generic over its field needs no type annotation; circuits over `blstrs::Scalar` (Filecoin's) go through
-//! the same calls in `for_blstrs` (feature `blstrs`).
+//! a circuit generic over its field needs no type annotation; circuits over
+//! `blstrs::Scalar` (Filecoin's) go through the same calls in `for_blstrs` (feature `blstrs`).
 //!
 //! ```
 //! use sluice::{create_random_proof, generate_random_parameters, prepare_verifying_key};
