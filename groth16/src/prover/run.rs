@@ -418,5 +418,5 @@ where
     run.finish(outcome, (r, s), phases)
 }
 
-/// The phases [`prove_assignment_with`] reports ([`Task::Proof`]): H and four MSMs.
+/// The phases [`prove_assignment_with_b_g2`] reports ([`Task::Proof`]): H and four MSMs.
 const PROOF_PHASES: u64 = 5;
