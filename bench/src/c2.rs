@@ -346,7 +346,7 @@ mod tests {
         }
     }
 
-    /// The steady state of the six proof ends of a 2^26 run on the H100 (issue 47): the
+    /// The steady state of the six proof ends of a 2^26 run on the H100: the
     /// mean interval after the first end, 12.44 s, where the intervals' median said 15.16 s.
     #[test]
     fn the_steady_state_is_the_mean_interval_after_the_first_end() {

@@ -38,7 +38,8 @@ const LIBRARY_CRATES: [&str; 9] = [
 ];
 
 /// Crates whose every `.rs` file (tests, examples, tools) is capped, not only `src/`'s: the
-/// rule issue 29 set. Others' tests are not yet (`field/tests/fields.rs` is over).
+/// crate that set the model. The others' tests are not capped yet (`field/tests/fields.rs`
+/// is over).
 const WHOLE_CRATE_CAPPED: [&str; 1] = ["backend-opencl"];
 
 /// Files that only tests compile or call: their environment reads and imports are the
