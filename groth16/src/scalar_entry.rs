@@ -1,6 +1,7 @@
 //! The calls that take a circuit, for one scalar type at a time: [`for_fr`] for circuits over
 //! sluice's [`Fr`](sluice_field::Fr) (re-exported at the crate's root) and, with feature
-//! `blstrs`, [`for_blstrs`] for circuits over `blstrs::Scalar` (Filecoin's). The names keep clear of the `blstrs` crate in a glob import.
+//! `blstrs`, [`for_blstrs`] for circuits over `blstrs::Scalar` (Filecoin's). The names keep
+//! clear of the `blstrs` crate in a glob import.
 //!
 //! Naming the scalar in the function lets a circuit generic over its field
 //! (`impl<F: PrimeField> Circuit<F> for C`) prove with no type annotation, as bellperson's

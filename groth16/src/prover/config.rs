@@ -10,9 +10,9 @@ pub enum HMode {
     #[default]
     InMemory,
     /// Host-resident vectors, the device holding at most this many bytes at once (see
-    /// [`StreamingPlan`](crate::StreamingPlan)): whole-vector transforms two vectors at a time where the budget
-    /// holds two vectors (h then stays on the device for its MSM), else four-step passes
-    /// over chunks (h reaches its MSM in chunks of the same size).
+    /// [`StreamingPlan`](crate::StreamingPlan)): whole-vector transforms two vectors at a
+    /// time where the budget holds two vectors (h then stays on the device for its MSM),
+    /// else four-step passes over chunks (h reaches its MSM in chunks of the same size).
     Streaming {
         /// Device bytes the H computation may hold at once.
         device_budget_bytes: u64,
@@ -25,7 +25,8 @@ pub struct ProverConfig {
     /// How H is computed.
     pub h_mode: HMode,
     /// Where the host vectors the proof holds (a, b, streaming intermediates) are counted;
-    /// `None`: the backend's tracker, as [`MemoryKind::Host`](sluice_backend::MemoryKind::Host). Its peaks are reset when the
+    /// `None`: the backend's tracker, as
+    /// [`MemoryKind::Host`](sluice_backend::MemoryKind::Host). Its peaks are reset when the
     /// proof starts.
     pub host_tracker: Option<MemoryTracker>,
     /// Most scalars per MSM call, or `None` for whole queries (four-step streaming H then

@@ -25,8 +25,8 @@ pub struct Unsatisfied {
 }
 
 /// How many constraints and auxiliary variables a circuit has, for
-/// [`ProvingAssignment::synthesize_with_capacity`](crate::ProvingAssignment::synthesize_with_capacity) (from its parameters:
-/// [`Capacity::for_queries`]).
+/// [`ProvingAssignment::synthesize_with_capacity`](crate::ProvingAssignment::synthesize_with_capacity)
+/// (from its parameters: [`Capacity::for_queries`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Capacity {
     /// Constraints (the a and b vectors), the input constraints included.
@@ -108,8 +108,9 @@ pub struct SynthesisOptions {
     /// The circuit's constraint matrices, recorded once ([`ConstraintMatrices::record`]):
     /// synthesis then computes the witness only, and a and b from the matrices on all
     /// cores. The assignment is the same; a circuit of another shape is refused
-    /// ([`Groth16Error::MatricesMismatch`](crate::Groth16Error::MatricesMismatch)) or fails the satisfaction check, and a failing
-    /// constraint is named by its index only (a synthesis without matrices names it).
+    /// ([`Groth16Error::MatricesMismatch`](crate::Groth16Error::MatricesMismatch)) or fails
+    /// the satisfaction check, and a failing constraint is named by its index only (a
+    /// synthesis without matrices names it).
     pub matrices: Option<Arc<ConstraintMatrices>>,
 }
 
