@@ -21,6 +21,7 @@ mod host_vec;
 pub mod huge_pages;
 mod memory;
 mod memory_kind;
+mod shared;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod tracked_vec;
