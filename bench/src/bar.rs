@@ -1,156 +1,160 @@
-//! A progress bar for long rows, on stderr where stderr is a terminal: the row's label, the
-//! timed runs done, and the library's own progress reports (setup, synthesis, each proof's
-//! phases; `sluice_groth16::progress`), redrawn in place on the row's line.
+//! Progress of rows. Where stderr is a terminal, an [`indicatif`] bar holds the row's line:
+//! its label, the library's own progress reports (setup, synthesis, each proof's phases;
+//! `sluice_groth16::progress`), the timed runs done and the time so far; when the row ends
+//! the bar gives way to the label, which its result follows. Elsewhere each label is
+//! printed as its row starts and the library's default hook logs long work.
 
-use std::io::{IsTerminal, Write};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
-use sluice_groth16::progress::{set_progress, Progress, ProgressEvent, Task};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use sluice_groth16::progress::{set_progress, Progress, ProgressEvent};
 
-/// A row shows its bar once it has run this long.
-const SHOW_AFTER: Duration = Duration::from_secs(1);
-/// At most this often.
-const REDRAW: Duration = Duration::from_millis(100);
-/// Cells of the bar.
-const WIDTH: usize = 24;
+/// The bar's line until the library reports work: the label, the runs, the time so far.
+const IDLE: &str = "{prefix}| {msg} | {elapsed}";
+/// The bar's line once it has: the latest report's bar and share too.
+const WORKING: &str = "{prefix}[{bar:24}] {msg} | {elapsed}";
+/// How often the bar redraws (its time goes on between reports).
+const TICK: Duration = Duration::from_millis(200);
 
-#[derive(Default)]
-struct State {
-    /// The row's label as printed, and when the row started; `None` between rows.
-    row: Option<(String, Instant)>,
-    /// Timed runs done and in all.
-    runs: (usize, usize),
-    /// The latest library report: task, piece, done, total.
-    work: Option<(Task, String, u64, u64)>,
-    drawn: Option<Instant>,
+/// Whether the bar is in use ([`install`]).
+static ON: AtomicBool = AtomicBool::new(false);
+
+/// The row in progress, where the bar is in use.
+static ROW: Mutex<Option<Row>> = Mutex::new(None);
+
+/// A row's bar and what it shows.
+struct Row {
+    bar: ProgressBar,
+    /// What the row's line holds: its label, then any notes since its last newline.
+    line: String,
+    /// The timed runs, as shown.
+    runs: String,
+    /// The latest report, as shown (`None` before the first).
+    work: Option<String>,
 }
 
-/// The bar; one per process ([`install`]).
-#[derive(Default)]
-pub struct Bar(Mutex<State>);
+impl Row {
+    fn show(&self) {
+        let message = match &self.work {
+            Some(work) => format!("{work} | {}", self.runs),
+            None => self.runs.clone(),
+        };
+        self.bar.set_message(message);
+    }
+}
 
-static BAR: Mutex<Option<Arc<Bar>>> = Mutex::new(None);
+fn current() -> MutexGuard<'static, Option<Row>> {
+    ROW.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
-/// Installs the bar as the progress hook where stderr is a terminal (elsewhere the
-/// library's default, which logs long work, stays).
+fn style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("#.")
+}
+
+/// Puts the bar in use, as the library's progress hook too, where stderr is a terminal
+/// (elsewhere the library's default hook, which logs long work, stays).
 pub fn install() {
     if std::io::stderr().is_terminal() {
-        let bar = Arc::new(Bar::default());
-        set_progress(bar.clone());
-        *BAR.lock().unwrap_or_else(PoisonError::into_inner) = Some(bar);
+        ON.store(true, Ordering::Relaxed);
+        set_progress(Arc::new(Hook));
     }
 }
 
-fn with_bar(f: impl FnOnce(&Bar)) {
-    if let Some(bar) = BAR.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
-        f(bar);
+/// A row starts; `label` begins its line, which its result ends.
+pub fn row_started(label: String) {
+    if !ON.load(Ordering::Relaxed) {
+        eprint!("{label}");
+        return;
     }
-}
-
-/// A row starts; `label` is what was printed of its line so far.
-pub fn row_started(label: &str) {
-    with_bar(|b| {
-        *b.state() = State {
-            row: Some((label.to_owned(), Instant::now())),
-            ..State::default()
-        }
-    });
+    let bar = ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::stderr())
+        .with_style(style(IDLE))
+        .with_prefix(label.clone());
+    let row = Row {
+        bar,
+        line: label,
+        runs: "set-up and warm-up".to_owned(),
+        work: None,
+    };
+    row.show();
+    row.bar.enable_steady_tick(TICK);
+    if let Some(old) = current().replace(row) {
+        old.bar.finish_and_clear();
+    }
 }
 
 /// `done` of `total` timed runs of the row are done.
 pub fn runs(done: usize, total: usize) {
-    with_bar(|b| {
-        b.state().runs = (done, total);
-        b.draw(false);
-    });
+    if let Some(row) = &mut *current() {
+        row.runs = format!("run {done}/{total}");
+        row.show();
+    }
 }
 
-/// Prints `text` during a row (after its label, before its result) where the bar would
-/// otherwise draw over it: the bar's line is cleared first and the text kept on the line.
+/// Prints `text` during a row (after its label, before its result) on the row's line, or
+/// above the bar from its last newline on.
 pub fn note(text: String) {
-    let mut kept = false;
-    with_bar(|b| {
-        let mut s = b.state();
-        let drawn = s.drawn.is_some();
-        if let Some((label, _)) = &mut s.row {
-            if drawn {
-                eprint!("\r\x1b[2K{label}");
-            }
-            eprint!("{text}");
-            // The bar redraws the line from its last newline on.
-            match text.rfind('\n') {
-                Some(i) => *label = text[i + 1..].to_owned(),
-                None => label.push_str(&text),
-            }
-            kept = true;
-        }
-    });
-    if !kept {
+    let mut guard = current();
+    let Some(row) = &mut *guard else {
         eprint!("{text}");
+        return;
+    };
+    match text.rfind('\n') {
+        Some(i) => {
+            row.bar.suspend(|| eprint!("{}{}", row.line, &text[..=i]));
+            row.line = text[i + 1..].to_owned();
+        }
+        None => row.line.push_str(&text),
     }
+    row.bar.set_prefix(row.line.clone());
 }
 
-/// The row ended: its line is back to its label, for the result to follow.
+/// The row ended: the bar gives way to the row's line, for the result to follow.
 pub fn row_ended() {
-    with_bar(|b| {
-        b.draw(true);
-        b.state().row = None;
-    });
-}
-
-impl Bar {
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn draw(&self, clear: bool) {
-        let mut s = self.state();
-        let Some((label, started)) = s.row.clone() else {
-            return;
-        };
-        let now = Instant::now();
-        let due = match s.drawn {
-            Some(d) => now - d >= REDRAW,
-            None => true,
-        };
-        if clear {
-            if s.drawn.is_some() {
-                eprint!("\r\x1b[2K{label}");
-            }
-            return;
-        }
-        if now - started < SHOW_AFTER || !due {
-            return;
-        }
-        s.drawn = Some(now);
-        let mut line = format!("\r\x1b[2K{label}");
-        if let Some((task, what, done, total)) = &s.work {
-            let fraction = match *total {
-                0 => 0.0,
-                t => (*done as f64 / t as f64).min(1.0),
-            };
-            let cells = (fraction * WIDTH as f64) as usize;
-            line += &format!(
-                "[{}{}] {task} {what} {:.0}% ",
-                "#".repeat(cells),
-                ".".repeat(WIDTH - cells),
-                fraction * 100.0
-            );
-        }
-        let runs = match s.runs {
-            (_, 0) => "set-up and warm-up".to_owned(),
-            (done, total) => format!("run {done}/{total}"),
-        };
-        line += &format!("| {runs} | {:.0} s", (now - started).as_secs_f64());
-        eprint!("{line}");
-        let _ = std::io::stderr().flush();
+    if let Some(row) = current().take() {
+        row.bar.finish_and_clear();
+        eprint!("{}", row.line);
     }
 }
 
-impl Progress for Bar {
+/// The library's progress hook while the bar is in use: each report on the row's bar.
+struct Hook;
+
+impl Progress for Hook {
     fn report(&self, e: &ProgressEvent<'_>) {
-        self.state().work = Some((e.task, e.what.to_owned(), e.done, e.total));
-        self.draw(false);
+        let Some(row) = &mut *current() else {
+            return;
+        };
+        if row.work.is_none() {
+            row.bar.set_style(style(WORKING));
+        }
+        let percent = match e.total {
+            0 => 0.0,
+            t => (e.done as f64 * 100.0 / t as f64).min(100.0),
+        };
+        let what = match e.what {
+            "" => String::new(),
+            w => format!(" {w}"),
+        };
+        row.work = Some(format!("{}{what} {percent:.0}%", e.task));
+        row.bar.set_length(e.total.max(1));
+        row.bar.set_position(e.done.min(e.total));
+        row.show();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_templates_are_valid() {
+        for template in [IDLE, WORKING] {
+            assert!(ProgressStyle::with_template(template).is_ok(), "{template}");
+        }
     }
 }

@@ -284,6 +284,7 @@ fn resident_bytes() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
     use sluice_backend_cpu::CpuBackend;
 
     /// A small c2 job on the CPU backend, with and without recorded matrices: every proof
@@ -291,16 +292,17 @@ mod tests {
     /// partition waits compactly.
     #[test]
     fn a_small_c2_job_reports_its_pipeline() {
-        let opts = Options::parse(&[
-            "--ops".into(),
-            "c2".into(),
-            "--partitions".into(),
-            "3".into(),
-            "--proofs".into(),
-            "3".into(),
-            "--workers".into(),
-            "2".into(),
-            "--matrices".into(),
+        let opts = Options::try_parse_from([
+            "sluice-bench",
+            "--ops",
+            "c2",
+            "--partitions",
+            "3",
+            "--proofs",
+            "3",
+            "--workers",
+            "2",
+            "--matrices",
         ])
         .unwrap();
         let make = || Ok(CpuBackend::new());

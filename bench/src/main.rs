@@ -42,35 +42,20 @@ use sluice_groth16::{
     SynthesisOptions,
 };
 
-use options::{CircuitKind, Op, Options, USAGE};
+use clap::Parser;
+use options::{CircuitKind, Command, Op, Options};
 #[cfg(feature = "compare")]
 use peers::peers_for;
 use profiled::Profiled;
 use report::Row;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().is_some_and(|a| a == "record") {
-        return match record::main(&args[1..]) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(msg) => {
-                eprintln!("sluice-bench: {msg}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    let opts = match Options::parse(&args) {
-        Ok(o) => o,
-        Err(msg) if msg.is_empty() => {
-            print!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Err(msg) => {
-            eprintln!("sluice-bench: {msg}\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
+    let opts = Options::parse();
+    let result = match opts.command {
+        Some(Command::Record(record)) => record::main(record),
+        None => run(&opts),
     };
-    match run(&opts) {
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
             eprintln!("sluice-bench: {msg}");
@@ -307,10 +292,10 @@ fn ladder<B: Profiled + 'static>(
     Ok(())
 }
 
-/// Prints a row's label (its result follows on the same line) and starts its progress bar.
+/// Starts a row: its label begins its line (on its progress bar where there is one), which
+/// its result ends.
 fn start_row(label: String) {
-    eprint!("{label}");
-    bar::row_started(&label);
+    bar::row_started(label);
 }
 
 /// The label of host-only rows ([`Op::on_host`]), which no backend runs.

@@ -54,15 +54,8 @@ impl Op {
         Op::VerifyBatch,
     ];
 
-    /// The operations a run measures unless `--ops` says otherwise.
-    pub const DEFAULT: [Op; 6] = [
-        Op::Ntt,
-        Op::MsmG1,
-        Op::MsmG2,
-        Op::Proof,
-        Op::Verify,
-        Op::VerifyBatch,
-    ];
+    /// The operations a run measures unless `--ops` says otherwise, as `--ops` lists them.
+    pub const DEFAULT: &'static str = "ntt,msm-g1,msm-g2,proof,verify,verify-batch";
 
     /// Whether the op runs on the host whatever the backend (synthesis, verification):
     /// measured once per run, in the first backend's ladder.
@@ -159,232 +152,158 @@ impl CircuitKind {
 }
 
 /// What a c2 row runs (see [`Op::C2`]).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, clap::Args)]
+#[command(next_help_heading = "The c2 job (--ops c2)")]
 pub struct C2Options {
     /// Partitions per proof.
+    #[arg(long, value_name = "P", default_value = "10", value_parser = positive)]
     pub partitions: usize,
-    /// Proofs submitted back to back.
+    /// Proofs submitted back to back; the row's time is the steady state.
+    #[arg(long, value_name = "Q", default_value = "2", value_parser = positive)]
     pub proofs: usize,
-    /// Partition workers asked for; `None`: one per core.
+    /// Partition workers asked for [default: one per core].
+    #[arg(long, value_name = "N", value_parser = positive)]
     pub workers: Option<usize>,
-    /// The host budget in GiB; `None`: the machine's available memory less headroom.
+    /// The host budget in GiB [default: the machine's available memory less 10%].
+    #[arg(long, value_name = "G", value_parser = positive_gib)]
     pub host_budget_gib: Option<f64>,
-}
-
-impl Default for C2Options {
-    fn default() -> Self {
-        C2Options {
-            partitions: 10,
-            proofs: 2,
-            workers: None,
-            host_budget_gib: None,
-        }
-    }
 }
 
 fn names(ops: &[Op]) -> String {
     ops.iter().map(|o| o.name()).collect::<Vec<_>>().join(", ")
 }
 
-/// Everything the runner was asked to do.
-#[derive(Clone, Debug)]
+/// `--sizes`: log2 sizes for every op, or for one op (`OP=LIST`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Sizes {
+    /// `--sizes LIST`: every op's sizes, replacing its default ladder.
+    All(Vec<u32>),
+    /// `--sizes OP=LIST`: one op's sizes, winning over `All`.
+    Op(Op, Vec<u32>),
+}
+
+/// The benchmark ladder behind `cargo xtask bench`: every available sluice backend (and,
+/// with --compare, its peers) over a ladder of log2 sizes.
+///
+/// Prints a table with median, minimum, throughput and residency, and writes results.json
+/// and SVG plots to --out. `cargo xtask bench [OPTIONS]` builds and runs it, with OpenCL
+/// where a loader exists and with the peers under --compare. List values are
+/// comma-separated; an option given twice keeps its last value, except --sizes, which adds
+/// one op's sizes each time.
+// Fields typed `std::vec::Vec` or `std::option::Option` take their value whole, parsed by
+// their `value_parser`, rather than one clap value per item or an optional value: clap's
+// derive treats only the bare `Vec` and `Option` specially.
+#[derive(Clone, Debug, clap::Parser)]
+#[command(
+    name = "sluice-bench",
+    args_override_self = true,
+    allow_negative_numbers = true,
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true
+)]
 pub struct Options {
-    /// Operations to measure.
-    pub ops: Vec<Op>,
-    /// log2 sizes for every op, replacing each op's default ladder.
-    pub sizes: Option<Vec<u32>>,
-    /// log2 sizes for one op (`--sizes op=LIST`), taking precedence over `sizes`.
-    pub op_sizes: Vec<(Op, Vec<u32>)>,
-    /// Backends to run (`cpu`, `opencl`).
-    pub backends: Vec<String>,
-    /// OpenCL device selection: an index, a name substring, or `all`.
+    /// Operations to measure, comma-separated: ntt, msm-g1, msm-g2, proof, partition, c2,
+    /// params, synthesis, verify, verify-batch.
+    ///
+    /// ntt, msm-g1, msm-g2: a forward NTT / MSM of 2^k random inputs, resident in the
+    /// backend. proof: a whole Groth16 proof (synthesis included) of a circuit filling a
+    /// domain of 2^k. verify: one proof with 2^k public inputs; verify-batch: 2^k proofs
+    /// with 4 inputs each. Synthesis and verification run once, on the host.
+    ///
+    /// Not in the default ops: partition (one partition's prover work without synthesis on
+    /// a boolean-heavy witness); c2 (a C2-shaped job through the partition pipeline, see
+    /// the c2 options); params (parameters memory-mapped from a file and made resident,
+    /// decoded by the backend, rows <backend>, beside decoding on the host, rows
+    /// <backend>+host-decode, alternated run by run); synthesis (synthesis alone on one
+    /// host thread; with --compare beside bellperson's own, from its log, one CPU proof a
+    /// run).
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = Op::DEFAULT,
+        value_parser = parse_ops
+    )]
+    pub ops: std::vec::Vec<Op>,
+    /// log2 sizes: LIST for every op (e.g. 10,12,14 or 10..16, each in 1..=30), or OP=LIST
+    /// for one op (e.g. ntt=20..27; repeatable, wins over LIST) [default: each op's ladder].
+    #[arg(long, value_name = "[OP=]LIST", value_parser = parse_sizes_arg)]
+    pub sizes: Vec<Sizes>,
+    /// Backends to run: cpu, opencl, opencl-shifted (OpenCL with shifted MSM bases, each
+    /// base's table of 2^(c k) P made at upload) [default: cpu, plus opencl when a platform
+    /// exists].
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "",
+        hide_default_value = true,
+        value_parser = parse_backends
+    )]
+    pub backends: std::vec::Vec<String>,
+    /// OpenCL devices: indices (0,1), gpus, gpuN (the Nth GPU), a name substring, or all
+    /// [default: every GPU].
+    #[arg(long, value_name = "SEL")]
     pub devices: Option<String>,
-    /// Timed repetitions per row (after one warm-up).
+    /// Timed repetitions per row, after one warm-up.
+    #[arg(long, value_name = "N", default_value = "5", value_parser = positive)]
     pub reps: usize,
-    /// Where results.json and the plots go.
+    /// Output directory of results.json and the plots.
+    #[arg(
+        long = "out",
+        value_name = "DIR",
+        default_value = "target/sluice-bench"
+    )]
     pub out_dir: PathBuf,
     /// Seed of every random input.
+    #[arg(long, value_name = "N", default_value = "1")]
     pub seed: u64,
-    /// Also measure every row with its inputs moved in (and NTT results out) per run.
+    /// Also time each row with its inputs uploaded (and NTT results read back) per run
+    /// (rows `<backend>+upload`).
+    #[arg(long)]
     pub uploads: bool,
     /// Also time the proof and synthesis rows with the circuit's constraint matrices
-    /// recorded once, before the clock (rows `<label>+matrices`), the proof rows also
-    /// streamed (`+streamed`), and the synthesis rows' circuit code alone
-    /// (`circuit-alone`, the floor of its synthesis).
+    /// recorded once, before the clock (rows `<label>+matrices`; proofs also `+streamed`;
+    /// synthesis also `circuit-alone`, the floor of its synthesis).
+    #[arg(long)]
     pub matrices: bool,
-    /// log2 domain size of the demo proof (setup, prove, verify) run first; `None` skips it.
-    pub demo_log: Option<u32>,
-    /// Also measure the peers (arkworks, blst, bellperson) after the sluice rows.
+    /// log2 domain size of the demo proof run first (setup, prove, verify), or `off`.
+    #[arg(
+        long = "demo",
+        value_name = "K|off",
+        default_value = "10",
+        value_parser = parse_demo
+    )]
+    pub demo_log: std::option::Option<u32>,
+    /// Also measure the peers after the sluice rows: arkworks, blst, bellperson (needs the
+    /// runner's `compare` feature, which `cargo xtask bench --compare` turns on).
+    #[arg(long)]
     pub compare: bool,
-    /// Only these peers, by name (`--peers`); `None` runs every peer of an op.
-    pub peers: Option<Vec<String>>,
-    /// The circuits of the proof and c2 rows (`--circuit`); `None`: MiMC for proof rows,
-    /// the bit decomposition for c2.
-    pub circuits: Option<Vec<CircuitKind>>,
+    /// With --compare, only these peers, e.g. bellperson-gpu [default: every peer of an
+    /// op].
+    #[arg(long, value_name = "LIST", value_parser = parse_names)]
+    pub peers: Option<std::vec::Vec<String>>,
+    /// Circuits of the proof, synthesis and c2 rows: mimc, bits, sha256 (bellpepper's
+    /// SHA-256 gadget) [default: mimc for proof, sha256 for synthesis, bits for c2].
+    #[arg(long = "circuit", value_name = "LIST", value_parser = parse_circuits)]
+    pub circuits: Option<std::vec::Vec<CircuitKind>>,
     /// The c2 job's shape.
+    #[command(flatten)]
     pub c2: C2Options,
+    /// `record`, instead of a run.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// What the runner does instead of a run.
+#[derive(Clone, Debug, clap::Subcommand)]
+pub enum Command {
+    /// Prints a run's results.json as BENCHMARKS.md table rows (`cargo xtask record FILE`).
+    Record(crate::record::Record),
 }
 
 /// The OpenCL backends `--backends` names: plain, and with shifted MSM bases.
 pub const OPENCL_BACKENDS: [&str; 2] = ["opencl", "opencl-shifted"];
 
-/// The usage text.
-pub const USAGE: &str = "\
-usage: cargo xtask bench [options]
-
-  --ops LIST        operations, comma-separated: ntt, msm-g1, msm-g2, proof, partition,
-                    c2, params, synthesis, verify (one proof with 2^k public inputs),
-                    verify-batch (2^k proofs with 4 inputs each); synthesis and
-                    verification run once, on the host (default: all but partition, c2,
-                    params and synthesis)
-  --sizes LIST      log2 sizes for every op, e.g. 10,12,14 or 10..16 (default: per-op ladder)
-  --sizes OP=LIST   log2 sizes for one op, e.g. --sizes ntt=20..27 (repeatable; wins over LIST)
-  --backends LIST   cpu, opencl, opencl-shifted (OpenCL with shifted MSM bases, each
-                    base's table of 2^(c k) P made at upload; default: cpu, plus
-                    opencl when a platform exists)
-  --devices SEL     OpenCL devices: indices (0,1), gpus, gpuN (the Nth GPU), a name
-                    substring, or all (default: every GPU)
-  --reps N          timed repetitions per row, after one warm-up (default: 5)
-  --out DIR         output directory (default: target/sluice-bench)
-  --seed N          seed of the random inputs (default: 1)
-  --uploads         also time each row with its inputs uploaded per run (rows `<backend>+upload`)
-  --matrices        also time the proof and synthesis rows with the circuit's constraint
-                    matrices recorded once, before the clock (rows `<label>+matrices`;
-                    proofs also `+streamed`; synthesis also `circuit-alone`, its floor)
-  --demo K|off      log2 size of the demo proof run first: setup, prove, verify (default: 10)
-  --compare         also measure the peers: arkworks, blst, bellperson (needs the runner's
-                    `compare` feature)
-  --peers LIST      with --compare, only these peers, e.g. bellperson-gpu (default: all)
-  --circuit LIST    circuits of the proof, synthesis and c2 rows: mimc, bits, sha256
-                    (bellpepper's SHA-256 gadget) (default: mimc for proof, sha256 for
-                    synthesis, bits for c2)
-  --ops synthesis   synthesis alone on one host thread (not in the default ops); with
-                    --compare beside bellperson's own (from its log, one CPU proof a run)
-  --ops params      parameters memory-mapped from a file and made resident, decoded by the
-                    backend (rows <backend>) beside decoding on the host (rows
-                    <backend>+host-decode), alternated run by run (not in the default ops)
-  --ops c2          a C2-shaped job through the partition pipeline (not in the default ops):
-    --partitions P  partitions per proof (default: 10)
-    --proofs Q      proofs back to back; the row's time is the steady state (default: 2)
-    --workers N     partition workers asked for (default: one per core)
-    --host-budget-gib G  host budget (default: available memory less 10%)
-  -h, --help        this message
-";
-
 impl Options {
-    /// Parses the arguments after the program name.
-    pub fn parse(args: &[String]) -> Result<Options, String> {
-        let mut opts = Options {
-            ops: Op::DEFAULT.to_vec(),
-            sizes: None,
-            op_sizes: Vec::new(),
-            backends: Vec::new(),
-            devices: None,
-            reps: 5,
-            out_dir: PathBuf::from("target/sluice-bench"),
-            seed: 1,
-            demo_log: Some(10),
-            uploads: false,
-            matrices: false,
-            compare: false,
-            peers: None,
-            circuits: None,
-            c2: C2Options::default(),
-        };
-        let mut it = args.iter();
-        while let Some(flag) = it.next() {
-            if flag == "-h" || flag == "--help" {
-                return Err(String::new());
-            }
-            if flag == "--compare" {
-                opts.compare = true;
-                continue;
-            }
-            let mut value = || {
-                it.next()
-                    .cloned()
-                    .ok_or_else(|| format!("{flag} needs a value"))
-            };
-            match flag.as_str() {
-                "--ops" => opts.ops = list(&value()?).map(Op::parse).collect::<Result<_, _>>()?,
-                "--sizes" => {
-                    let v = value()?;
-                    match v.split_once('=') {
-                        Some((op, list)) => opts
-                            .op_sizes
-                            .push((Op::parse(op.trim())?, parse_sizes(list)?)),
-                        None => opts.sizes = Some(parse_sizes(&v)?),
-                    }
-                }
-                "--backends" => {
-                    opts.backends = list(&value()?).map(str::to_owned).collect();
-                    if let Some(b) = opts
-                        .backends
-                        .iter()
-                        .find(|b| b.as_str() != "cpu" && !OPENCL_BACKENDS.contains(&b.as_str()))
-                    {
-                        return Err(format!(
-                            "unknown backend `{b}` (expected cpu, {})",
-                            OPENCL_BACKENDS.join(", ")
-                        ));
-                    }
-                }
-                "--devices" => opts.devices = Some(value()?),
-                "--reps" => {
-                    opts.reps = value()?
-                        .parse()
-                        .ok()
-                        .filter(|&r| r > 0)
-                        .ok_or("--reps needs a positive integer")?
-                }
-                "--out" => opts.out_dir = PathBuf::from(value()?),
-                "--peers" => opts.peers = Some(list(&value()?).map(str::to_owned).collect()),
-                "--uploads" => opts.uploads = true,
-                "--matrices" => opts.matrices = true,
-                "--circuit" => {
-                    opts.circuits = Some(
-                        list(&value()?)
-                            .map(CircuitKind::parse)
-                            .collect::<Result<_, _>>()?,
-                    )
-                }
-                "--partitions" => opts.c2.partitions = positive(&value()?, flag)?,
-                "--proofs" => opts.c2.proofs = positive(&value()?, flag)?,
-                "--workers" => opts.c2.workers = Some(positive(&value()?, flag)?),
-                "--host-budget-gib" => {
-                    opts.c2.host_budget_gib = Some(
-                        value()?
-                            .parse()
-                            .ok()
-                            .filter(|g: &f64| g.is_finite() && *g > 0.0)
-                            .ok_or("--host-budget-gib needs a positive number")?,
-                    )
-                }
-                "--demo" => {
-                    opts.demo_log = match value()?.as_str() {
-                        "off" => None,
-                        v => Some(
-                            v.parse()
-                                .ok()
-                                .filter(|k| (2..=24).contains(k))
-                                .ok_or("--demo needs a log2 size in 2..=24 or `off`")?,
-                        ),
-                    }
-                }
-                "--seed" => {
-                    opts.seed = value()?
-                        .parse()
-                        .map_err(|_| "--seed needs an unsigned integer".to_owned())?
-                }
-                other => return Err(format!("unknown option `{other}`")),
-            }
-        }
-        if opts.ops.is_empty() {
-            return Err("--ops needs at least one operation".into());
-        }
-        Ok(opts)
-    }
-
     /// The circuits `op`'s rows run: `--circuit` for proof and c2 rows, else the op's
     /// default (one row; other ops have no circuit).
     pub fn circuits_for(&self, op: Op) -> Vec<CircuitKind> {
@@ -394,33 +313,98 @@ impl Options {
         }
     }
 
-    /// The log2 sizes to run `op` at.
+    /// The log2 sizes to run `op` at: its last `--sizes OP=LIST`, else the last
+    /// `--sizes LIST`, else its default ladder.
     pub fn sizes_for(&self, op: Op) -> Vec<u32> {
-        self.op_sizes
-            .iter()
-            .rev()
-            .find(|(o, _)| *o == op)
-            .map(|(_, s)| s.clone())
-            .or_else(|| self.sizes.clone())
-            .unwrap_or_else(|| op.default_sizes())
+        let last =
+            |pick: &dyn Fn(&Sizes) -> Option<&Vec<u32>>| self.sizes.iter().rev().find_map(pick);
+        let own = last(&|s| match s {
+            Sizes::Op(o, sizes) if *o == op => Some(sizes),
+            _ => None,
+        });
+        let every = last(&|s| match s {
+            Sizes::All(sizes) => Some(sizes),
+            Sizes::Op(..) => None,
+        });
+        own.or(every).cloned().unwrap_or_else(|| op.default_sizes())
     }
 }
 
-/// A positive integer for `flag`.
-fn positive(v: &str, flag: &str) -> Result<usize, String> {
+/// A positive integer.
+fn positive(v: &str) -> Result<usize, String> {
     v.parse()
         .ok()
         .filter(|&n| n > 0)
-        .ok_or_else(|| format!("{flag} needs a positive integer"))
+        .ok_or_else(|| "expected a positive integer".to_owned())
+}
+
+/// A positive number of GiB.
+fn positive_gib(v: &str) -> Result<f64, String> {
+    v.parse()
+        .ok()
+        .filter(|g: &f64| g.is_finite() && *g > 0.0)
+        .ok_or_else(|| "expected a positive number".to_owned())
+}
+
+/// `--demo`: a log2 size in 2..=24, or `off`.
+fn parse_demo(v: &str) -> Result<Option<u32>, String> {
+    match v {
+        "off" => Ok(None),
+        v => v
+            .parse()
+            .ok()
+            .filter(|k| (2..=24).contains(k))
+            .map(Some)
+            .ok_or_else(|| "expected a log2 size in 2..=24 or `off`".to_owned()),
+    }
+}
+
+/// `--ops`: at least one op.
+fn parse_ops(s: &str) -> Result<Vec<Op>, String> {
+    let ops = list(s).map(Op::parse).collect::<Result<Vec<_>, _>>()?;
+    match ops.is_empty() {
+        true => Err("expected at least one operation".into()),
+        false => Ok(ops),
+    }
+}
+
+fn parse_backends(s: &str) -> Result<Vec<String>, String> {
+    let backends = parse_names(s)?;
+    match backends
+        .iter()
+        .find(|b| b.as_str() != "cpu" && !OPENCL_BACKENDS.contains(&b.as_str()))
+    {
+        Some(b) => Err(format!(
+            "unknown backend `{b}` (expected cpu, {})",
+            OPENCL_BACKENDS.join(", ")
+        )),
+        None => Ok(backends),
+    }
+}
+
+fn parse_names(s: &str) -> Result<Vec<String>, String> {
+    Ok(list(s).map(str::to_owned).collect())
+}
+
+fn parse_circuits(s: &str) -> Result<Vec<CircuitKind>, String> {
+    list(s).map(CircuitKind::parse).collect()
 }
 
 fn list(s: &str) -> impl Iterator<Item = &str> {
     s.split(',').map(str::trim).filter(|s| !s.is_empty())
 }
 
+/// `--sizes`: `LIST` or `OP=LIST`.
+fn parse_sizes_arg(s: &str) -> Result<Sizes, String> {
+    match s.split_once('=') {
+        Some((op, list)) => Ok(Sizes::Op(Op::parse(op.trim())?, parse_sizes(list)?)),
+        None => parse_sizes(s).map(Sizes::All),
+    }
+}
+
 /// `10,12,14` or `10..14` (inclusive), each between 1 and 30.
 fn parse_sizes(s: &str) -> Result<Vec<u32>, String> {
-    let bad = || format!("bad --sizes `{s}`: expected e.g. 10,12,14 or 10..16 (log2 sizes 1..=30)");
+    let bad = || format!("bad sizes `{s}`: expected e.g. 10,12,14 or 10..16 (log2 sizes 1..=30)");
     let sizes: Vec<u32> = if let Some((a, b)) = s.split_once("..") {
         let (a, b): (u32, u32) = (
             a.trim().parse().map_err(|_| bad())?,
@@ -444,21 +428,51 @@ fn parse_sizes(s: &str) -> Result<Vec<u32>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::{CommandFactory, Parser};
 
-    fn parse(args: &[&str]) -> Result<Options, String> {
-        Options::parse(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    fn parse(args: &[&str]) -> Result<Options, clap::Error> {
+        Options::try_parse_from(std::iter::once("sluice-bench").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_command_is_well_formed() {
+        Options::command().debug_assert();
     }
 
     #[test]
     fn defaults_and_flags() {
         let o = parse(&[]).unwrap();
-        assert_eq!(o.ops, Op::DEFAULT.to_vec());
+        let default = [
+            Op::Ntt,
+            Op::MsmG1,
+            Op::MsmG2,
+            Op::Proof,
+            Op::Verify,
+            Op::VerifyBatch,
+        ];
+        assert_eq!(o.ops, default);
         assert_eq!(o.sizes_for(Op::Ntt), Op::Ntt.default_sizes());
+        assert_eq!(o.backends, Vec::<String>::new());
+        assert_eq!((o.reps, o.seed, o.demo_log), (5, 1, Some(10)));
+        assert_eq!(o.out_dir, PathBuf::from("target/sluice-bench"));
+        assert!(!o.uploads && !o.matrices && !o.compare && o.command.is_none());
+        assert_eq!(
+            o.c2,
+            C2Options {
+                partitions: 10,
+                proofs: 2,
+                workers: None,
+                host_budget_gib: None,
+            }
+        );
         let o = parse(&["--ops", "msm-g1", "--sizes", "10..12", "--reps", "3"]).unwrap();
         assert_eq!(o.ops, vec![Op::MsmG1]);
         assert_eq!(o.sizes_for(Op::MsmG1), vec![10, 11, 12]);
         assert_eq!(o.reps, 3);
-        assert_eq!(parse(&["--sizes", "8, 9"]).unwrap().sizes, Some(vec![8, 9]));
+        assert_eq!(
+            parse(&["--sizes", "8, 9"]).unwrap().sizes_for(Op::Ntt),
+            vec![8, 9]
+        );
         let o = parse(&[
             "--sizes",
             "11",
@@ -472,10 +486,42 @@ mod tests {
         assert_eq!(o.sizes_for(Op::Proof), vec![9]);
         assert_eq!(o.sizes_for(Op::MsmG1), vec![11]);
         assert_eq!(o.peers, None);
+        // An op's own sizes win over every op's, whatever their order; the last of each wins.
+        let o = parse(&[
+            "--sizes", "ntt=20", "--sizes", "11", "--sizes", "12", "--sizes", "ntt=21",
+        ])
+        .unwrap();
+        assert_eq!(o.sizes_for(Op::Ntt), vec![21]);
+        assert_eq!(o.sizes_for(Op::MsmG1), vec![12]);
+        // Other options given twice keep the last value, flags may repeat.
+        let o = parse(&["--ops", "ntt", "--ops", "proof", "--uploads", "--uploads"]).unwrap();
+        assert_eq!(o.ops, vec![Op::Proof]);
+        assert!(o.uploads);
         let o = parse(&["--compare", "--peers", "bellperson-gpu, blst"]).unwrap();
+        assert!(o.compare);
         assert_eq!(o.peers, Some(vec!["bellperson-gpu".into(), "blst".into()]));
         assert_eq!(o.circuits_for(Op::Proof), vec![CircuitKind::Mimc]);
         assert_eq!(o.circuits_for(Op::C2), vec![CircuitKind::Bits]);
+        let o = parse(&[
+            "--backends",
+            "cpu,opencl-shifted",
+            "--devices",
+            "gpu0",
+            "--demo",
+            "off",
+            "--seed",
+            "7",
+            "--out",
+            "/tmp/x",
+            "--matrices",
+        ])
+        .unwrap();
+        assert_eq!(o.backends, vec!["cpu", "opencl-shifted"]);
+        assert_eq!(o.devices.as_deref(), Some("gpu0"));
+        assert_eq!((o.demo_log, o.seed), (None, 7));
+        assert_eq!(o.out_dir, PathBuf::from("/tmp/x"));
+        assert!(o.matrices);
+        assert_eq!(parse(&["--demo", "12"]).unwrap().demo_log, Some(12));
         let o = parse(&[
             "--ops",
             "c2",
@@ -520,10 +566,58 @@ mod tests {
         );
     }
 
+    /// The GPU bundle's run script (`xtask/src/bundle.rs`) with its defaults filled in.
+    #[test]
+    fn the_bundle_invocations_parse() {
+        for args in [
+            "--uploads --ops ntt,msm-g1,msm-g2,proof --circuit bits --sizes ntt=20..27 \
+             --sizes msm-g1=20,22,24,26 --sizes msm-g2=20,22,24 --sizes proof=20 --reps 3",
+            "--ops msm-g1,msm-g2 --demo off --sizes msm-g1=22,24,26 --sizes msm-g2=22,24 \
+             --reps 3 --devices gpus",
+            "--compare --peers bellperson-gpu --uploads --demo off --ops msm-g1,msm-g2,proof \
+             --sizes msm-g1=20,22,24 --sizes msm-g2=20,22 --sizes proof=20 --reps 3",
+            "--ops partition --demo off --sizes 24,26,27 --reps 2",
+            "--ops params --demo off --sizes 20,22,24 --reps 3",
+            "--ops c2 --demo off --sizes c2=27 --circuit bits --partitions 10 --proofs 2 \
+             --workers 8 --host-budget-gib 100 --matrices",
+            "--demo off --ops ntt,msm-g1,msm-g2 --sizes ntt=24 --sizes msm-g1=22 \
+             --sizes msm-g2=20 --reps 1",
+        ] {
+            let all: Vec<&str> = "--backends opencl --devices gpu0 --out /w/b"
+                .split_whitespace()
+                .chain(args.split_whitespace())
+                .collect();
+            if let Err(e) = parse(&all) {
+                panic!("{all:?}: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn record_is_a_subcommand() {
+        let o = parse(&["record", "r.json", "--machine", "h200"]).unwrap();
+        let Some(Command::Record(r)) = o.command else {
+            panic!("expected record, got {:?}", o.command);
+        };
+        assert_eq!(r.file, PathBuf::from("r.json"));
+        assert_eq!(r.overrides.machine.as_deref(), Some("h200"));
+        assert_eq!(r.overrides.commit, None);
+        for bad in [
+            &["record"][..],
+            &["record", "--frobnicate", "x.json"],
+            &["record", "x.json", "y.json"],
+            &["record", "x.json", "--machine"],
+            &["--reps", "3", "record", "x.json"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} should be refused");
+        }
+    }
+
     #[test]
     fn bad_flags_are_errors() {
         for bad in [
             &["--ops", "fft"][..],
+            &["--ops", ""],
             &["--sizes", "12..10"],
             &["--sizes", "0"],
             &["--sizes", "x"],
@@ -536,9 +630,16 @@ mod tests {
             &["--peers"],
             &["--circuit", "keccak"],
             &["--partitions", "0"],
+            &["--workers", "0"],
             &["--host-budget-gib", "-1"],
+            &["--host-budget-gib", "0"],
+            &["--demo", "1"],
+            &["--demo", "25"],
+            &["--seed", "-3"],
         ] {
             assert!(parse(bad).is_err(), "{bad:?} should be refused");
         }
+        let e = parse(&["--ops", "fft"]).unwrap_err().to_string();
+        assert!(e.contains("unknown op `fft`"), "{e}");
     }
 }

@@ -5,22 +5,10 @@
 //! long description by its name in BENCHMARKS.md's machines table.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::PathBuf;
 
 use crate::provenance::Provenance;
 use crate::report::{format_seconds, Outcome, Row};
-
-/// The usage text of `record`.
-pub const USAGE: &str = "\
-usage: cargo xtask record FILE [options]   (sluice-bench record FILE [options])
-
-  Prints the rows of FILE (a results.json of sluice-bench) as BENCHMARKS.md table rows.
-  --machine NAME    the machine column (default: the run's host and devices); use the
-                    name BENCHMARKS.md's machines table gives it, e.g. h200
-  --commit C, --date D, --command C
-                    replace the run's own (needed for results.json files from before
-                    sluice-bench recorded them)
-";
 
 /// A results.json as `write_json` writes it, with the parts `record` reads.
 #[derive(serde::Deserialize)]
@@ -36,48 +24,40 @@ struct Meta {
     provenance: Option<Provenance>,
 }
 
-/// The provenance fields given on the command line.
-#[derive(Default)]
-struct Overrides {
-    machine: Option<String>,
-    commit: Option<String>,
-    date: Option<String>,
-    command: Option<String>,
+/// `record`'s arguments.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Record {
+    /// A results.json of sluice-bench.
+    pub file: PathBuf,
+    /// The fields that replace the run's own.
+    #[command(flatten)]
+    pub overrides: Overrides,
 }
 
-/// Runs `record` with the arguments after its name.
-pub fn main(args: &[String]) -> Result<(), String> {
-    let mut file = None;
-    let mut overrides = Overrides::default();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let slot = match arg.as_str() {
-            "-h" | "--help" => {
-                print!("{USAGE}");
-                return Ok(());
-            }
-            "--machine" => &mut overrides.machine,
-            "--commit" => &mut overrides.commit,
-            "--date" => &mut overrides.date,
-            "--command" => &mut overrides.command,
-            flag if flag.starts_with('-') => {
-                return Err(format!("record: unknown option `{flag}`\n\n{USAGE}"))
-            }
-            path if file.is_none() => {
-                file = Some(path);
-                continue;
-            }
-            extra => return Err(format!("record: a second file `{extra}`\n\n{USAGE}")),
-        };
-        *slot = Some(
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("record: {arg} needs a value"))?,
-        );
-    }
-    let file = file.ok_or_else(|| format!("record: which results.json?\n\n{USAGE}"))?;
-    let text = std::fs::read_to_string(Path::new(file))
-        .map_err(|e| format!("record: cannot read {file}: {e}"))?;
+/// The provenance fields given on the command line, replacing what the file says.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct Overrides {
+    /// The machine column [default: the run's host and devices]; use the name
+    /// BENCHMARKS.md's machines table gives it, e.g. h200.
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
+    /// The commit column [default: the run's own; needed for results.json files from
+    /// before sluice-bench recorded it].
+    #[arg(long, value_name = "C")]
+    pub commit: Option<String>,
+    /// The date column [default: the run's own, as for --commit].
+    #[arg(long, value_name = "D")]
+    pub date: Option<String>,
+    /// The command column [default: the run's own, as for --commit].
+    #[arg(long, value_name = "C")]
+    pub command: Option<String>,
+}
+
+/// Runs `record`.
+pub fn main(Record { file, overrides }: Record) -> Result<(), String> {
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| format!("record: cannot read {}: {e}", file.display()))?;
+    let file = file.display();
     let (table, run_machine) =
         render(&text, overrides).map_err(|e| format!("record: {file}: {e}"))?;
     print!("{table}");
@@ -270,17 +250,13 @@ mod tests {
     }
 
     #[test]
-    fn bad_arguments_are_errors() {
-        for bad in [
-            &[][..],
-            &["--frobnicate", "x.json"],
-            &["x.json", "y.json"],
-            &["x.json", "--machine"],
-        ] {
-            let args: Vec<String> = bad.iter().map(|s| s.to_string()).collect();
-            assert!(main(&args).is_err(), "{bad:?} should be refused");
-        }
-        let missing = main(&["/nonexistent/results.json".to_string()]).expect_err("no file");
+    fn an_unreadable_file_is_named() {
+        // The arguments' errors are clap's (`options::tests::record_is_a_subcommand`).
+        let record = Record {
+            file: "/nonexistent/results.json".into(),
+            overrides: Overrides::default(),
+        };
+        let missing = main(record).expect_err("no file");
         assert!(missing.contains("/nonexistent/results.json"), "{missing}");
     }
 }
