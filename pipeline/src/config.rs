@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::gate::{DeviceGate, Priority};
 use crate::{HModeChoice, PipelineError};
 
 /// How the pipeline runs. Budgets left `None` come from the machine when the pipeline is
@@ -14,7 +15,7 @@ use crate::{HModeChoice, PipelineError};
 ///
 /// Operators can override workers and budgets from the environment with
 /// [`PipelineConfig::with_env_overrides`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct PipelineConfig {
     /// Partition workers asked for: partitions held at once (synthesizing, waiting or in
     /// device work), and the synthesis threads. Clamped to what the host budget holds.
@@ -33,7 +34,33 @@ pub struct PipelineConfig {
     /// How long a partition waits for device memory held by others sharing the device
     /// (under the device budget) before it tries anyway and fails with the cause.
     pub device_wait: Duration,
+    /// Turns shared with other pipelines on the same devices (`None`: this pipeline's
+    /// partitions take the device whenever it is theirs).
+    pub device_gate: Option<DeviceGate>,
+    /// This pipeline's place at a shared [`DeviceGate`].
+    pub priority: Priority,
 }
+
+impl PartialEq for PipelineConfig {
+    fn eq(&self, other: &Self) -> bool {
+        let gates_equal = match (&self.device_gate, &other.device_gate) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.same_as(b),
+            _ => false,
+        };
+        gates_equal
+            && self.workers == other.workers
+            && self.host_budget_bytes == other.host_budget_bytes
+            && self.device_budget_bytes == other.device_budget_bytes
+            && self.headroom_percent == other.headroom_percent
+            && self.h_mode == other.h_mode
+            && self.b_g2 == other.b_g2
+            && self.device_wait == other.device_wait
+            && self.priority == other.priority
+    }
+}
+
+impl Eq for PipelineConfig {}
 
 impl Default for PipelineConfig {
     fn default() -> Self {
@@ -45,6 +72,8 @@ impl Default for PipelineConfig {
             h_mode: HModeChoice::Auto,
             b_g2: G2Placement::Auto,
             device_wait: Duration::from_secs(60),
+            device_gate: None,
+            priority: Priority::Normal,
         }
     }
 }

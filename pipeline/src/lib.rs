@@ -21,10 +21,12 @@
 mod budget;
 mod config;
 mod error;
+mod gate;
 mod pipeline;
 mod planner;
 
 pub use config::{machine_host_available_bytes, G2Placement, PipelineConfig};
 pub use error::PipelineError;
+pub use gate::{DeviceGate, Priority, Turn};
 pub use pipeline::{PartitionReport, Pipeline, PipelineStats, ProofHandle};
 pub use planner::{HModeChoice, MemoryPlan, PartitionFootprint, PlanInput};

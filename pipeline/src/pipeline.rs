@@ -20,6 +20,7 @@ use sluice_groth16::{
 };
 
 use crate::budget::{HostPool, PartitionBudget};
+use crate::gate::{DeviceGate, Priority};
 use crate::planner::{MemoryPlan, PartitionFootprint, PlanInput};
 use crate::{machine_host_available_bytes, PipelineConfig, PipelineError};
 
@@ -370,6 +371,7 @@ impl Pipeline {
                 },
                 stats: Arc::clone(&stats),
                 device: d,
+                gate: config.device_gate.clone().map(|g| (g, config.priority)),
             };
             threads.push(spawn(format!("sluice-device-{d}"), move || worker.run())?);
         }
@@ -621,6 +623,8 @@ struct DeviceWorker<B: ComputeBackend> {
     config: ProverConfig,
     stats: Arc<Stats>,
     device: usize,
+    /// Turns shared with other pipelines on this device, and this pipeline's place there.
+    gate: Option<(DeviceGate, Priority)>,
 }
 
 impl<B: ComputeBackend> DeviceWorker<B> {
@@ -659,6 +663,10 @@ impl<B: ComputeBackend> DeviceWorker<B> {
                 ready.proof.cancel(ready.index);
                 continue;
             }
+            let turn = self
+                .gate
+                .as_ref()
+                .map(|(gate, priority)| gate.acquire(self.device, *priority));
             self.wait_for_device_memory(ready.index);
             let t = Instant::now();
             // A tracker of the partition's own measures its host peak exactly.
@@ -679,6 +687,7 @@ impl<B: ComputeBackend> DeviceWorker<B> {
                 ready.b_g2,
             );
             *lock(&self.stats.busy[self.device]) += t.elapsed();
+            drop(turn);
             let index = ready.index;
             let outcome = result
                 .map(|(proof, report)| {
