@@ -64,12 +64,13 @@ fn run_tests(extra: &[String]) -> Result<(), String> {
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
     opencl_setup::ensure_opencl_runtime()?;
     let mut cmd = Command::new(cargo());
-    // Optional features with tests of their own: serde encodings, blst conversions, and the
-    // facade's blstrs circuits and OpenCL re-exports.
+    // Optional features with tests of their own: serde encodings, blst conversions, the
+    // facade's blstrs circuits and OpenCL re-exports, and sluice-filecoin's OpenCL command.
     cmd.args(["test", "--workspace", "--release"])
         .args([
             "--features",
-            "sluice-field/serde,sluice-field/blst,sluice-prover/blstrs,sluice-prover/opencl",
+            "sluice-field/serde,sluice-field/blst,sluice-prover/blstrs,sluice-prover/opencl,\
+             sluice-filecoin/opencl",
         ])
         .args(extra);
     if in_ci {

@@ -7,7 +7,7 @@ use std::process::Command;
 
 /// The workspace members published to crates.io, in dependency order. Every other member
 /// says `publish = false` (a test checks both ways).
-pub const PUBLISHED: [&str; 9] = [
+pub const PUBLISHED: [&str; 10] = [
     "sluice-field",
     "sluice-ntt",
     "sluice-msm",
@@ -17,6 +17,7 @@ pub const PUBLISHED: [&str; 9] = [
     "sluice-groth16",
     "sluice-pipeline",
     "sluice-prover",
+    "sluice-filecoin",
 ];
 
 /// The `cargo package` command for [`PUBLISHED`], with `extra` arguments (for example
