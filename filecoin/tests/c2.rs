@@ -3,33 +3,61 @@
 
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
+#[macro_use]
 mod support;
 
 use filecoin_proofs_api::seal::{verify_seal, SealCommitPhase1Output};
-use filecoin_proofs_api::{RegisteredSealProof, SectorId};
-use sluice_filecoin::c1::{read_commit2_input, write_commit2_input};
-use sluice_filecoin::{FilecoinConfig, FilecoinError, Prover};
+use std::time::Instant;
 
-const PROOF: RegisteredSealProof = RegisteredSealProof::StackedDrg2KiBV1_1;
+use filecoin_proofs_api::SectorId;
+use sluice::ComputeBackend;
+use sluice_filecoin::c1::{read_commit2_input, write_commit2_input};
+use sluice_filecoin::{FilecoinError, Prover};
 
 #[test]
-fn c2_of_a_2kib_sector_verifies_with_filecoin_proofs_and_tampering_is_refused() {
+fn c2_of_a_sealed_sector_verifies_with_filecoin_proofs_and_tampering_is_refused() {
     support::init();
     let mut rng = support::rng("c2");
-    let sealed = support::seal(PROOF, support::Data::Random, &mut rng);
-    let prover = Prover::cpu(FilecoinConfig::default()).unwrap();
+    let prover = support::prover();
+    for proof in support::seal_proofs() {
+        let start = Instant::now();
+        let sealed = support::seal(proof, support::Data::Random, &mut rng);
+        eprintln!(
+            "{proof:?}: sealed (PC1, PC2, C1) in {:.2?}",
+            start.elapsed()
+        );
+        with_prover!(&prover, |p| c2_case(p, &sealed));
+    }
+}
 
+fn c2_case<B: ComputeBackend + 'static>(prover: &Prover<B>, sealed: &support::Sealed) {
+    let registered = sealed.registered;
     // Through lotus-bench's C1 file, as an operator would.
     let mut file = Vec::new();
     write_commit2_input(&mut file, sealed.sector_id, &sealed.c1).unwrap();
+    if let Some(dir) = std::env::var_os("SLUICE_FILECOIN_C1_OUT") {
+        // The GPU bundle proves this file again with the command.
+        let base =
+            std::path::Path::new(&dir).join(format!("c1-{}", support::size_name(registered)));
+        std::fs::write(base.with_extension("json"), &file).unwrap();
+        std::fs::write(base.with_extension("prover"), hex::encode(sealed.prover_id)).unwrap();
+    }
     let input = read_commit2_input(&file[..]).unwrap();
     assert_eq!(input.sector_id, Some(sealed.sector_id));
+    let start = Instant::now();
     let output = prover
         .seal_commit_phase2(input.phase1_output, sealed.prover_id, sealed.sector_id)
         .unwrap();
-    assert_eq!(output.proof.len(), 192 * usize::from(PROOF.partitions()));
+    eprintln!(
+        "{registered:?}: C2 (parameters loaded or generated, proved, verified) in {:.2?}",
+        start.elapsed()
+    );
+    assert_eq!(
+        output.proof.len(),
+        192 * usize::from(registered.partitions())
+    );
     assert!(verify_seal(
-        PROOF,
+        registered,
         sealed.comm_r,
         sealed.comm_d,
         sealed.prover_id,
@@ -57,19 +85,15 @@ fn c2_of_a_2kib_sector_verifies_with_filecoin_proofs_and_tampering_is_refused() 
         )
         .unwrap_err();
     assert!(matches!(err, FilecoinError::Proving { .. }), "{err}");
-    assert!(
-        format!("{:?}", anyhow_chain(&err)).contains("not satisfied"),
-        "{err:?}"
-    );
+    assert!(anyhow_chain(&err).contains("not satisfied"), "{err:?}");
 
     // The wrong number of partitions is an input error naming the counts.
-    let mut short = sealed.c1.clone();
-    let mut value = serde_json::to_value(&short).unwrap();
+    let mut value = serde_json::to_value(&sealed.c1).unwrap();
     let partitions = first_array(&mut value["vanilla_proofs"]).unwrap();
     partitions.push(partitions[0].clone());
-    short = serde_json::from_value(value).unwrap();
+    let extra: SealCommitPhase1Output = serde_json::from_value(value).unwrap();
     let err = prover
-        .seal_commit_phase2(short, sealed.prover_id, sealed.sector_id)
+        .seal_commit_phase2(extra, sealed.prover_id, sealed.sector_id)
         .unwrap_err();
     assert!(err.to_string().contains("holds 2 partitions"), "{err}");
 }

@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
+#[macro_use]
 mod support;
 
 use std::collections::BTreeMap;
@@ -15,7 +16,8 @@ use filecoin_proofs_api::post::{
 use filecoin_proofs_api::{
     PrivateReplicaInfo, PublicReplicaInfo, RegisteredPoStProof, RegisteredSealProof,
 };
-use sluice_filecoin::{FilecoinConfig, FilecoinError, Prover};
+use sluice::ComputeBackend;
+use sluice_filecoin::{FilecoinError, Prover};
 
 const SEAL: RegisteredSealProof = RegisteredSealProof::StackedDrg2KiBV1_1;
 const WINNING: RegisteredPoStProof = RegisteredPoStProof::StackedDrgWinning2KiBV1;
@@ -26,8 +28,15 @@ fn window_and_winning_post_verify_with_filecoin_proofs() {
     support::init();
     let mut rng = support::rng("post");
     let sealed = support::seal(SEAL, support::Data::Random, &mut rng);
-    let prover = Prover::cpu(FilecoinConfig::default()).unwrap();
-    let randomness = support::fr_bytes(&mut rng);
+    with_prover!(&support::prover(), |p| post_case(p, &sealed, &mut rng));
+}
+
+fn post_case<B: ComputeBackend + 'static>(
+    prover: &Prover<B>,
+    sealed: &support::Sealed,
+    rng: &mut rand_chacha::ChaCha20Rng,
+) {
+    let randomness = support::fr_bytes(rng);
 
     for post in [WINNING, WINDOW] {
         let vanilla = |randomness: &[u8; 32]| {
@@ -90,7 +99,7 @@ fn window_and_winning_post_verify_with_filecoin_proofs() {
         assert!(valid, "{post:?}");
 
         // Vanilla proofs of other randomness do not prove this one: refused before proving.
-        let other = support::fr_bytes(&mut rng);
+        let other = support::fr_bytes(rng);
         let err = prove(&vanilla(&other), &randomness).unwrap_err();
         assert!(
             matches!(err, FilecoinError::Filecoin { .. }),

@@ -4,13 +4,15 @@
 
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
+#[macro_use]
 mod support;
 
 use filecoin_proofs_api::update::{
     empty_sector_update_encode_into, generate_partition_proofs, verify_empty_sector_update_proof,
 };
 use filecoin_proofs_api::{PaddedBytesAmount, RegisteredSealProof, RegisteredUpdateProof};
-use sluice_filecoin::{FilecoinConfig, Prover};
+use sluice::ComputeBackend;
+use sluice_filecoin::Prover;
 
 const SEAL: RegisteredSealProof = RegisteredSealProof::StackedDrg2KiBV1_1;
 const UPDATE: RegisteredUpdateProof = RegisteredUpdateProof::StackedDrg2KiBV1;
@@ -59,7 +61,20 @@ fn update_proof_verifies_with_filecoin_proofs() {
     )
     .unwrap();
 
-    let prover = Prover::cpu(FilecoinConfig::default()).unwrap();
+    with_prover!(&support::prover(), |p| update_case(
+        p,
+        &key,
+        [comm_r_new, comm_d_new],
+        vanilla
+    ));
+}
+
+fn update_case<B: ComputeBackend + 'static>(
+    prover: &Prover<B>,
+    key: &support::Sealed,
+    [comm_r_new, comm_d_new]: [[u8; 32]; 2],
+    vanilla: Vec<filecoin_proofs_api::PartitionProofBytes>,
+) {
     let proof = prover
         .generate_empty_sector_update_proof_with_vanilla(
             UPDATE,

@@ -12,19 +12,23 @@ use std::process::{Command, Stdio};
 
 use crate::{cargo, run};
 
-/// The test targets whose binaries travel: the OpenCL backend's own tests and the
-/// differential suite.
-const TEST_TARGETS: [(&str, &str); 2] = [
-    ("sluice-backend-opencl", "--lib"),
-    ("sluice-tests", "--test=differential_opencl"),
+/// The test targets whose binaries travel, with their features: the OpenCL backend's own
+/// tests, the differential suite, and sluice-filecoin's end-to-end tests (`STEPS=filecoin`).
+const TEST_TARGETS: [(&str, &str, &str); 5] = [
+    ("sluice-backend-opencl", "--lib", ""),
+    ("sluice-tests", "--test=differential_opencl", ""),
+    ("sluice-filecoin", "--test=c2", "opencl"),
+    ("sluice-filecoin", "--test=post", "opencl"),
+    ("sluice-filecoin", "--test=update", "opencl"),
 ];
 
 /// The binaries that travel, by package, with their features: the benchmark runner (with
 /// the peers, bellperson's GPU path among them, for `STEPS=peers`) and the residency and
-/// pipeline benchmark, both with the OpenCL backend.
-const BINARIES: [(&str, &str, &str); 2] = [
+/// pipeline benchmark, and the Filecoin command, all with the OpenCL backend.
+const BINARIES: [(&str, &str, &str); 3] = [
     ("sluice-bench", "sluice-bench", "opencl,compare-gpu"),
     ("sluice-pipeline", "residency", "opencl"),
+    ("sluice-filecoin", "sluice-filecoin", "opencl"),
 ];
 
 /// Replays a captured OpenCL launch through the CUDA driver, for `ncu` (`STEPS=profile`).
@@ -54,8 +58,8 @@ pub fn bundle() -> Result<PathBuf, String> {
         copy_stripped(&Path::new("target/release").join(binary), &bin.join(binary))?;
     }
 
-    for (package, target) in TEST_TARGETS {
-        for exe in test_executables(package, target)? {
+    for (package, target, features) in TEST_TARGETS {
+        for exe in test_executables(package, target, features)? {
             let name = exe
                 .file_name()
                 .and_then(|n| n.to_str())
@@ -84,7 +88,11 @@ pub fn bundle() -> Result<PathBuf, String> {
 }
 
 /// Builds one test target and returns its executables, from cargo's JSON messages.
-fn test_executables(package: &str, target: &str) -> Result<Vec<PathBuf>, String> {
+fn test_executables(
+    package: &str,
+    target: &str,
+    features: &str,
+) -> Result<Vec<PathBuf>, String> {
     let output = Command::new(cargo())
         .args([
             "test",
@@ -95,6 +103,11 @@ fn test_executables(package: &str, target: &str) -> Result<Vec<PathBuf>, String>
             package,
             target,
         ])
+        .args(if features.is_empty() {
+            Vec::new()
+        } else {
+            vec!["--features", features]
+        })
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
@@ -144,8 +157,8 @@ fn set_executable(_: &Path) -> Result<(), String> {
 }
 
 /// The script that runs on the GPU machine. `STEPS` (default
-/// `unit,small,large,bench,multi,residency`; `peers`, `partition`, `params`, `c2` and `profile` on
-/// request) picks the
+/// `unit,small,large,bench,multi,residency`; `peers`, `partition`, `params`, `c2`, `filecoin`
+/// and `profile` on request) picks the
 /// steps; `OPS`, `SIZES` (sluice-bench
 /// `--sizes` flags), `REPS`, `DEVICES` (default `gpu0`) and `BENCH_BACKENDS` (default `opencl`;
 /// `opencl,opencl-shifted` adds the shifted-bases rows) override the bench ladder;
@@ -238,6 +251,25 @@ want c2 && step "c2 pipeline" c2.log "$here/bin/sluice-bench" --backends opencl 
     --partitions "${C2_PARTITIONS:-10}" --proofs "${C2_PROOFS:-2}" \
     ${C2_WORKERS:+--workers "$C2_WORKERS"} ${C2_BUDGET_GIB:+--host-budget-gib "$C2_BUDGET_GIB"} ${C2_FLAGS:-} \
     --devices "${DEVICES:-gpu0}" --out "$WORK/c2"
+# Filecoin's own proofs (not by default: sealing a 512 MiB sector takes minutes): sectors
+# of FILECOIN_SIZES sealed by filecoin-proofs, C2 proved by sluice on the GPU and verified
+# (tampered requests refused), PoSt and update at 2 KiB; then the command proves the
+# largest size's C1 file FILECOIN_REPEAT times, its parameters resident after the first.
+if want filecoin; then
+    export FIL_PROOFS_PARAMETER_CACHE="$WORK/filecoin-parameters" FIL_PROOFS_PARENT_CACHE="$WORK/filecoin-parents"
+    mkdir -p "$WORK/c1"
+    SLUICE_FILECOIN_TEST_BACKEND=opencl SLUICE_FILECOIN_C1_OUT="$WORK/c1" \
+    SLUICE_FILECOIN_TEST_SIZES="${FILECOIN_SIZES:-2KiB,8MiB,512MiB}" RUST_LOG="${RUST_LOG:-info}" \
+        step "filecoin c2 (sealed sectors)" filecoin-c2.log "$here/bin/c2" --test-threads=1 --nocapture
+    SLUICE_FILECOIN_TEST_BACKEND=opencl RUST_LOG="${RUST_LOG:-info}" \
+        step "filecoin post and update" filecoin-post.log bash -c "'$here/bin/post' --nocapture && '$here/bin/update' --nocapture"
+    c1="$(ls -S "$WORK"/c1/*.json 2>/dev/null | head -1)"
+    if [ -n "$c1" ]; then
+        step "filecoin command: c2 $(basename "$c1")" filecoin-cli.log "$here/bin/sluice-filecoin" \
+            --backend opencl --devices "${DEVICES:-gpu0}" c2 --c1 "$c1" \
+            --prover-id "$(cat "${c1%.json}.prover")" --repeat "${FILECOIN_REPEAT:-3}" --out "$WORK/c2.proof"
+    fi
+fi
 # Per-instruction profiles (not by default): ncu sees no OpenCL kernel, so a bench run
 # captures the first PROFILE_COUNT launches of each of PROFILE_KERNELS (SLUICE_CAPTURE_DIR;
 # every pass of the first 2^24 NTT, whole buffers before and after), and each capture
@@ -283,5 +315,8 @@ done
 [ -f "$OUT/c2.log" ] && { echo "== c2 set-up"; grep -oE "c2[a-z0-9-]* 2\^[0-9]+ set-up \(untimed\)[^;]*" "$OUT/c2.log"; }
 [ -f "$OUT/partition.log" ] && { echo "== partition set-up and phases"; grep -oE "partition 2\^[0-9]+ set-up \(untimed\): [a-z0-9., ]+ s|\(last run[^)]*\)" "$OUT/partition.log"; }
 [ -f "$OUT/residency.log" ] && { echo "== residency"; cat "$OUT/residency.log"; }
+for log in filecoin-c2.log filecoin-post.log filecoin-cli.log; do
+    [ -f "$OUT/$log" ] && { echo "== $log"; grep -E "sealed|C2 \(|proved|resident|setup: done|test result|panicked|error" "$OUT/$log" | cut -c1-300 | head -40; }
+done
 exit $status
 "#;

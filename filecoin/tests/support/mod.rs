@@ -24,11 +24,91 @@ pub fn init() {
     static INIT: Once = Once::new();
     INIT.call_once(|| {
         let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("filecoin");
-        // Set before any thread exists or filecoin-proofs reads its settings.
-        std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", base.join("parameters"));
-        std::env::set_var("FIL_PROOFS_PARENT_CACHE", base.join("parents"));
+        // Set before any thread exists or filecoin-proofs reads its settings; a run that
+        // names its own caches (the GPU bundle) keeps them.
+        for (name, dir) in [
+            ("FIL_PROOFS_PARAMETER_CACHE", "parameters"),
+            ("FIL_PROOFS_PARENT_CACHE", "parents"),
+        ] {
+            if std::env::var_os(name).is_none() {
+                std::env::set_var(name, base.join(dir));
+            }
+        }
         let _ = env_logger::builder().is_test(true).try_init();
     });
+}
+
+/// The sector sizes to test: `SLUICE_FILECOIN_TEST_SIZES` (`2KiB`, `8MiB`, `512MiB`,
+/// comma-separated; the GPU bundle passes the bigger ones), 2 KiB by default.
+pub fn seal_proofs() -> Vec<RegisteredSealProof> {
+    let sizes = std::env::var("SLUICE_FILECOIN_TEST_SIZES").unwrap_or_else(|_| "2KiB".into());
+    sizes
+        .split(',')
+        .map(|s| match s.trim() {
+            "2KiB" => RegisteredSealProof::StackedDrg2KiBV1_1,
+            "8MiB" => RegisteredSealProof::StackedDrg8MiBV1_1,
+            "512MiB" => RegisteredSealProof::StackedDrg512MiBV1_1,
+            other => panic!("SLUICE_FILECOIN_TEST_SIZES: unknown size {other:?}"),
+        })
+        .collect()
+}
+
+/// The sector size's short name (`2KiB`, ...).
+pub fn size_name(proof: RegisteredSealProof) -> String {
+    let bytes = u64::from(proof.sector_size());
+    if bytes >= 1 << 20 {
+        format!("{}MiB", bytes >> 20)
+    } else {
+        format!("{}KiB", bytes >> 10)
+    }
+}
+
+/// A prover on the backend `SLUICE_FILECOIN_TEST_BACKEND` names (`cpu`, the default, or
+/// `opencl` in a build with the feature, on `SLUICE_TEST_OPENCL_DEVICE`, default `gpu0`).
+pub enum AnyProver {
+    /// The CPU backend.
+    Cpu(sluice_filecoin::Prover<sluice::CpuBackend>),
+    /// The OpenCL backend.
+    #[cfg(feature = "opencl")]
+    OpenCl(sluice_filecoin::Prover<sluice::OpenClBackend>),
+}
+
+/// The prover the environment asks for, with the default configuration.
+pub fn prover() -> AnyProver {
+    let config = sluice_filecoin::FilecoinConfig::default();
+    match std::env::var("SLUICE_FILECOIN_TEST_BACKEND").as_deref() {
+        Ok("opencl") => {
+            #[cfg(feature = "opencl")]
+            {
+                let mut cl = sluice::OpenClConfig::from_env().unwrap();
+                let device =
+                    std::env::var("SLUICE_TEST_OPENCL_DEVICE").unwrap_or_else(|_| "gpu0".into());
+                cl.devices = sluice::DeviceSelector::parse(&device);
+                let backend = sluice::OpenClBackend::new(cl).unwrap();
+                eprintln!(
+                    "proving on OpenCL: {}",
+                    sluice::ComputeBackend::info(&backend).name
+                );
+                AnyProver::OpenCl(sluice_filecoin::Prover::new(vec![backend], config).unwrap())
+            }
+            #[cfg(not(feature = "opencl"))]
+            panic!("SLUICE_FILECOIN_TEST_BACKEND=opencl needs the `opencl` feature")
+        }
+        Ok("cpu") | Err(_) => AnyProver::Cpu(sluice_filecoin::Prover::cpu(config).unwrap()),
+        Ok(other) => panic!("SLUICE_FILECOIN_TEST_BACKEND: unknown backend {other:?}"),
+    }
+}
+
+/// Runs `$body` with `$prover` bound to the [`AnyProver`]'s prover, whatever its backend.
+#[macro_export]
+macro_rules! with_prover {
+    ($any:expr, |$prover:ident| $body:expr) => {
+        match $any {
+            support::AnyProver::Cpu($prover) => $body,
+            #[cfg(feature = "opencl")]
+            support::AnyProver::OpenCl($prover) => $body,
+        }
+    };
 }
 
 /// A seeded RNG; its seed is printed so a failure can be replayed.
