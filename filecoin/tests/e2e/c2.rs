@@ -1,10 +1,8 @@
 //! PoRep C2 end to end on 2 KiB sectors: sealed and committed (C1) by filecoin-proofs,
 //! proved by sluice, verified by filecoin-proofs' `verify_seal`; tampered requests refused.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
-
-#[macro_use]
-mod support;
+use crate::support;
+use crate::with_prover;
 
 use filecoin_proofs_api::seal::{verify_seal, SealCommitPhase1Output};
 use std::time::Instant;

@@ -2,10 +2,8 @@
 //! its vanilla partition proofs made by filecoin-proofs, proved by sluice, verified by
 //! filecoin-proofs.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
-
-#[macro_use]
-mod support;
+use crate::support;
+use crate::with_prover;
 
 use filecoin_proofs_api::update::{
     empty_sector_update_encode_into, generate_partition_proofs, verify_empty_sector_update_proof,

@@ -2,10 +2,8 @@
 //! proofs from filecoin-proofs, proved by sluice, verified by filecoin-proofs; bad requests
 //! refused with errors.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
-
-#[macro_use]
-mod support;
+use crate::support;
+use crate::with_prover;
 
 use std::collections::BTreeMap;
 

@@ -1,8 +1,6 @@
 //! Sectors sealed by filecoin-proofs for the end-to-end tests, and the parameter cache they
 //! share (generated once under the build's temporary folder, then reused).
 
-#![allow(dead_code)] // Each test binary uses part of this.
-
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -104,9 +102,9 @@ pub fn prover() -> AnyProver {
 macro_rules! with_prover {
     ($any:expr, |$prover:ident| $body:expr) => {
         match $any {
-            support::AnyProver::Cpu($prover) => $body,
+            $crate::support::AnyProver::Cpu($prover) => $body,
             #[cfg(feature = "opencl")]
-            support::AnyProver::OpenCl($prover) => $body,
+            $crate::support::AnyProver::OpenCl($prover) => $body,
         }
     };
 }
@@ -131,11 +129,10 @@ pub struct Sealed {
     pub comm_r: Commitment,
     pub comm_d: Commitment,
     pub c1: SealCommitPhase1Output,
-    pub piece_infos: Vec<PieceInfo>,
     pub sealed: PathBuf,
     pub cache: PathBuf,
-    /// Owns the sector's files.
-    pub dir: tempfile::TempDir,
+    /// Owns the sector's files (removed on drop).
+    _dir: tempfile::TempDir,
 }
 
 /// What a sealed sector holds.
@@ -220,10 +217,9 @@ pub fn seal(registered: RegisteredSealProof, data: Data, rng: &mut ChaCha20Rng) 
         comm_r,
         comm_d,
         c1,
-        piece_infos,
         sealed,
         cache,
-        dir,
+        _dir: dir,
     }
 }
 
