@@ -50,7 +50,8 @@ pub use r1cs::shape::QueryLengths;
 pub use scalar_entry::for_blstrs;
 pub use scalar_entry::for_fr::{
     create_proof, create_proof_streamed, create_random_proof, create_random_proof_batch,
-    generate_parameters, generate_random_parameters,
+    generate_parameters, generate_parameters_vartime, generate_random_parameters,
+    generate_random_parameters_vartime,
 };
 pub use setup::benchmark::{generate_benchmark_parameters, CircuitShape};
 pub use setup::generator::ToxicWaste;

@@ -57,6 +57,55 @@ macro_rules! entry_points {
             crate::setup::generator::generate_parameters::<$scalar, C>(circuit, g1, g2, toxic)
         }
 
+        /// [`generate_random_parameters`] with the query points multiplied in variable time,
+        /// several times faster: for test and benchmark parameters (e.g. Filecoin's test
+        /// sectors, set up on the fly in CI). The same draws from `rng` as
+        /// [`generate_random_parameters`], so the same parameters for the same seed.
+        ///
+        /// # Security
+        /// Variable time in the toxic waste: each query point is made by looking up table
+        /// entries indexed by bits of a secret scalar, with additions that branch on their
+        /// operands, so the time and the memory accesses (cache timing) reveal the waste to
+        /// anyone who can observe the machine during the setup, and with it the power to
+        /// forge proofs. Use it only where nobody can, or where the parameters are not
+        /// trusted anyway; real deployments use a ceremony's parameters or the constant-time
+        /// [`generate_random_parameters`].
+        pub fn generate_random_parameters_vartime<C, R>(
+            circuit: C,
+            rng: &mut R,
+        ) -> Result<Parameters, Groth16Error>
+        where
+            C: Circuit<$scalar>,
+            R: RngCore,
+        {
+            crate::setup::generator::generate_random_parameters_vartime::<$scalar, C, R>(
+                circuit, rng,
+            )
+        }
+
+        /// [`generate_parameters`] with the query points multiplied in variable time:
+        /// exactly the same parameters for the same generators and toxic waste, several
+        /// times faster. For test and benchmark parameters.
+        ///
+        /// # Security
+        /// Variable time in the toxic waste: each query point is made by looking up table
+        /// entries indexed by bits of a secret scalar, with additions that branch on their
+        /// operands, so the time and the memory accesses (cache timing) reveal the waste to
+        /// anyone who can observe the machine during the setup, and with it the power to
+        /// forge proofs. Use it only where nobody can, or where the parameters are not
+        /// trusted anyway; real deployments use a ceremony's parameters or the constant-time
+        /// [`generate_parameters`].
+        pub fn generate_parameters_vartime<C: Circuit<$scalar>>(
+            circuit: C,
+            g1: G1Projective,
+            g2: G2Projective,
+            toxic: &ToxicWaste,
+        ) -> Result<Parameters, Groth16Error> {
+            crate::setup::generator::generate_parameters_vartime::<$scalar, C>(
+                circuit, g1, g2, toxic,
+            )
+        }
+
         /// Proves `circuit` with blinding `r`, `s` (uniformly random and secret). Synthesis
         /// writes the assignment where `backend` uploads fastest from
         /// ([`ProvingAssignment::synthesize_for`](crate::ProvingAssignment::synthesize_for)).

@@ -123,8 +123,8 @@ pub use sluice_groth16::{
 };
 // Setup.
 pub use sluice_groth16::{
-    generate_benchmark_parameters, generate_parameters, generate_random_parameters, CircuitShape,
-    ToxicWaste,
+    generate_benchmark_parameters, generate_parameters, generate_parameters_vartime,
+    generate_random_parameters, generate_random_parameters_vartime, CircuitShape, ToxicWaste,
 };
 // Proving.
 #[cfg(feature = "blstrs")]

@@ -1,11 +1,13 @@
-//! The Groth16 trusted setup (for tests and private use): toxic waste in, parameters out.
+//! The Groth16 trusted setup (for tests and private use): toxic waste in, parameters out,
+//! its query points made in constant time ([`FixedBase`]) or, for test parameters, in
+//! variable time (`vartime.rs`'s [`VartimeTable`]).
 
 use bellpepper_core::{Circuit, SynthesisError};
 use ff::{Field, PrimeField};
 use group::{Curve, Group};
 use rand_core::RngCore;
 use rayon::prelude::*;
-use sluice_field::{Fr, FrCompatible, G1Projective, G2Projective};
+use sluice_field::{Fr, FrCompatible, G1Affine, G1Projective, G2Affine, G2Projective};
 use std::ops::Neg;
 
 use subtle::{ConditionallySelectable, ConstantTimeEq};
@@ -14,6 +16,7 @@ use crate::error::Groth16Error;
 use crate::params::keys::{Parameters, VerifyingKey};
 use crate::progress::{self, ProgressEvent, Task};
 use crate::r1cs::domain::{domain_size, omega};
+use crate::setup::vartime::{width_for, FixedBaseMul, VartimeTable};
 use crate::synthesis::keypair::{Column, KeypairAssembly};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -154,6 +157,28 @@ where
     }
 }
 
+impl<G> FixedBaseMul for FixedBase<G>
+where
+    G: Curve<Scalar = Fr>,
+    G::AffineRepr: ConditionallySelectable + Neg<Output = G::AffineRepr> + Default + Copy,
+{
+    type Point = G;
+
+    fn multiply(&self, s: &Fr) -> G {
+        self.mul(s)
+    }
+}
+
+/// How the setup multiplies its generators by the secret scalars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Multiplication {
+    /// [`FixedBase`]: constant time, for real parameters.
+    ConstantTime,
+    /// [`VartimeTable`]: several times faster, variable time in the toxic waste; for test
+    /// parameters only.
+    Vartime,
+}
+
 /// Setup's progress: query points made, of all of them ([`Task::Setup`]).
 struct SetupProgress {
     done: AtomicU64,
@@ -182,23 +207,23 @@ impl SetupProgress {
 }
 
 /// `scalars[i]·base` for every i, in parallel, as affine points (`query`'s, for progress).
-fn fixed_base_batch<G>(
-    table: &FixedBase<G>,
+fn fixed_base_batch<T>(
+    table: &T,
     scalars: &[Fr],
     progress: &SetupProgress,
     query: &str,
-) -> Vec<G::AffineRepr>
+) -> Vec<<T::Point as Curve>::AffineRepr>
 where
-    G: Curve<Scalar = Fr> + Send + Sync,
-    G::AffineRepr:
-        ConditionallySelectable + Neg<Output = G::AffineRepr> + Default + Copy + Send + Sync,
+    T: FixedBaseMul + Sync,
+    T::Point: Send,
+    <T::Point as Curve>::AffineRepr: Default + Copy + Send,
 {
-    let mut out = vec![G::AffineRepr::default(); scalars.len()];
+    let mut out = vec![<T::Point as Curve>::AffineRepr::default(); scalars.len()];
     out.par_chunks_mut(CHUNK)
         .zip(scalars.par_chunks(CHUNK))
         .for_each(|(out, scalars)| {
-            let points: Vec<G> = scalars.iter().map(|s| table.mul(s)).collect();
-            G::batch_normalize(&points, out);
+            let points: Vec<T::Point> = scalars.iter().map(|s| table.multiply(s)).collect();
+            T::Point::batch_normalize(&points, out);
             progress.add(scalars.len(), query);
         });
     out
@@ -255,10 +280,38 @@ where
     C: Circuit<S>,
     R: RngCore,
 {
+    random_setup(circuit, rng, Multiplication::ConstantTime)
+}
+
+/// [`generate_random_parameters_vartime`](crate::generate_random_parameters_vartime) for
+/// circuits over any `S`.
+pub(crate) fn generate_random_parameters_vartime<S, C, R>(
+    circuit: C,
+    rng: &mut R,
+) -> Result<Parameters, Groth16Error>
+where
+    S: FrCompatible,
+    C: Circuit<S>,
+    R: RngCore,
+{
+    random_setup(circuit, rng, Multiplication::Vartime)
+}
+
+/// The random setups: the generators, then the toxic waste, drawn from `rng`.
+fn random_setup<S, C, R>(
+    circuit: C,
+    rng: &mut R,
+    mode: Multiplication,
+) -> Result<Parameters, Groth16Error>
+where
+    S: FrCompatible,
+    C: Circuit<S>,
+    R: RngCore,
+{
     let g1 = G1Projective::random(&mut *rng);
     let g2 = G2Projective::random(&mut *rng);
     let toxic = ToxicWaste::random(rng);
-    generate_parameters(circuit, g1, g2, &toxic)
+    setup(circuit, g1, g2, &toxic, mode)
 }
 
 /// [`generate_parameters`](crate::generate_parameters) for circuits over any `S`. Which
@@ -270,14 +323,73 @@ pub(crate) fn generate_parameters<S: FrCompatible, C: Circuit<S>>(
     g2: G2Projective,
     toxic: &ToxicWaste,
 ) -> Result<Parameters, Groth16Error> {
+    setup(circuit, g1, g2, toxic, Multiplication::ConstantTime)
+}
+
+/// [`generate_parameters_vartime`](crate::generate_parameters_vartime) for circuits over any
+/// `S`: the same parameters as [`generate_parameters`], their query points multiplied in
+/// variable time.
+pub(crate) fn generate_parameters_vartime<S: FrCompatible, C: Circuit<S>>(
+    circuit: C,
+    g1: G1Projective,
+    g2: G2Projective,
+    toxic: &ToxicWaste,
+) -> Result<Parameters, Groth16Error> {
+    setup(circuit, g1, g2, toxic, Multiplication::Vartime)
+}
+
+/// The query points of one setup.
+struct QueryPoints {
+    h: Vec<G1Affine>,
+    ic: Vec<G1Affine>,
+    l: Vec<G1Affine>,
+    a: Vec<G1Affine>,
+    b_g1: Vec<G1Affine>,
+    b_g2: Vec<G2Affine>,
+}
+
+/// The query points from their scalars (`[h, ic, l, a, b]`) with tables `t1` (of g1) and
+/// `t2` (of g2).
+fn query_points<T1, T2>(
+    t1: &T1,
+    t2: &T2,
+    [h, ic, l, a, b]: [&[Fr]; 5],
+    progress: &SetupProgress,
+) -> QueryPoints
+where
+    T1: FixedBaseMul<Point = G1Projective> + Sync,
+    T2: FixedBaseMul<Point = G2Projective> + Sync,
+{
+    QueryPoints {
+        h: fixed_base_batch(t1, h, progress, "h"),
+        ic: fixed_base_batch(t1, ic, progress, "ic"),
+        l: fixed_base_batch(t1, l, progress, "l"),
+        a: fixed_base_batch(t1, a, progress, "a"),
+        b_g1: fixed_base_batch(t1, b, progress, "b_g1"),
+        b_g2: fixed_base_batch(t2, b, progress, "b_g2"),
+    }
+}
+
+/// The setup, its query points multiplied as `mode` says.
+fn setup<S: FrCompatible, C: Circuit<S>>(
+    circuit: C,
+    g1: G1Projective,
+    g2: G2Projective,
+    toxic: &ToxicWaste,
+    mode: Multiplication,
+) -> Result<Parameters, Groth16Error> {
     let started = std::time::Instant::now();
     let assembly = KeypairAssembly::synthesize(circuit)?;
     let (log_n, n) = domain_size(assembly.num_constraints())?;
     log::info!(
-        "setup: {} inputs, {} aux, {} constraints, domain 2^{log_n}",
+        "setup: {} inputs, {} aux, {} constraints, domain 2^{log_n}{}",
         assembly.num_inputs(),
         assembly.num_aux(),
-        assembly.num_constraints()
+        assembly.num_constraints(),
+        match mode {
+            Multiplication::ConstantTime => "",
+            Multiplication::Vartime => " (variable time: test parameters)",
+        }
     );
     // Unconstrained auxiliary variables would make an L point the identity.
     if (0..assembly.num_aux()).any(|i| assembly.aux.iter().all(|m| m[i].is_empty())) {
@@ -336,23 +448,35 @@ pub(crate) fn generate_parameters<S: FrCompatible, C: Circuit<S>>(
     b_in.append(&mut b_aux);
     let (mut a_scalars, mut b_scalars) = (a_in, b_in);
 
-    let g1_table = FixedBase::new(g1);
-    let g2_table = FixedBase::new(g2);
-    let points = [
-        &h_scalars,
-        &ic_scalars,
-        &l_scalars,
-        &a_scalars,
-        &b_scalars,
-        &b_scalars,
-    ];
-    let progress = SetupProgress::new(points.iter().map(|s| s.len()).sum());
-    let h = fixed_base_batch(&g1_table, &h_scalars, &progress, "h");
-    let ic = fixed_base_batch(&g1_table, &ic_scalars, &progress, "ic");
-    let l = fixed_base_batch(&g1_table, &l_scalars, &progress, "l");
-    let a = fixed_base_batch(&g1_table, &a_scalars, &progress, "a");
-    let b_g1 = fixed_base_batch(&g1_table, &b_scalars, &progress, "b_g1");
-    let b_g2 = fixed_base_batch(&g2_table, &b_scalars, &progress, "b_g2");
+    let scalars: [&[Fr]; 5] = [&h_scalars, &ic_scalars, &l_scalars, &a_scalars, &b_scalars];
+    let g1_points: usize = scalars.iter().map(|s| s.len()).sum();
+    let progress = SetupProgress::new(g1_points + b_scalars.len());
+    let QueryPoints {
+        h,
+        ic,
+        l,
+        a,
+        b_g1,
+        b_g2,
+    } = match mode {
+        Multiplication::ConstantTime => {
+            query_points(&FixedBase::new(g1), &FixedBase::new(g2), scalars, &progress)
+        }
+        Multiplication::Vartime => {
+            let tables = std::time::Instant::now();
+            let t1 = VartimeTable::new(g1, width_for::<G1Projective>(g1_points));
+            let t2 = VartimeTable::new(g2, width_for::<G2Projective>(b_scalars.len()));
+            log::debug!(
+                "setup: variable-time tables of {} and {} bits ({} and {} points) in {:.2} s",
+                t1.width(),
+                t2.width(),
+                t1.table_len(),
+                t2.table_len(),
+                tables.elapsed().as_secs_f64()
+            );
+            query_points(&t1, &t2, scalars, &progress)
+        }
+    };
     for v in [
         &mut h_scalars,
         &mut ic_scalars,
