@@ -116,7 +116,7 @@ fn test_executables(
         .lines()
         .filter(|l| l.contains("\"reason\":\"compiler-artifact\""))
         // Only test harnesses: an integration test also builds its package's binaries.
-        .filter(|l| l.contains("\"test\":true"))
+        .filter(|l| !l.contains("\"kind\":[\"bin\"]"))
         .filter_map(|l| {
             let start = l.find("\"executable\":\"")? + "\"executable\":\"".len();
             let end = start + l[start..].find('"')?;
