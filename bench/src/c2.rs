@@ -1,14 +1,17 @@
 //! The c2 row: a C2-shaped job through the partition pipeline. P partitions per proof of a
-//! boolean-heavy circuit (or MiMC, the dense case compact storage must not make worse), Q proofs submitted back to back, workers and budgets from the
-//! machine unless given. The row's time is the steady state: (end of the last proof - end
+//! boolean-heavy circuit (or MiMC, the dense case compact storage must not make worse, or
+//! with the `filecoin` feature real PoRep partitions, each of its own small sector), Q
+//! proofs submitted back to back, workers and budgets from the machine unless given. Every
+//! partition's circuit is made before the clock starts. The row's time is the steady state: (end of the last proof - end
 //! of the first) / (Q - 1), the mean interval between proof ends after the ramp (with one
 //! proof, its whole time); the ends themselves are in the row's figures. Beside it, what the
 //! pipeline held: admitted workers, host bytes per waiting partition, device busy and the
 //! process's peak resident set sampled during the run.
 //!
-//! The parameters are benchmark parameters (the circuit's shape, no trapdoor), made and
-//! uploaded before the clock starts and dropped from the host once resident, so the proofs
-//! are not verified here (the test suite verifies pipeline proofs). With `--matrices` a
+//! The parameters are benchmark parameters (the circuit's shape, no trapdoor; for
+//! Filecoin's circuits a setup's, `filecoin.rs`), made and uploaded before the clock starts
+//! and dropped from the host once resident; the proofs are not verified here (the test
+//! suite verifies pipeline proofs). With `--matrices` a
 //! second pipeline on the same parameters runs the same job with the circuit's constraint
 //! matrices recorded before its clock (`Pipeline::with_matrices`), in a row
 //! `<label>+matrices`.
@@ -20,7 +23,7 @@ use std::time::{Duration, Instant};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sluice_backend::ComputeBackend;
-use sluice_field::Fr;
+use sluice_field::{Fr, FrCompatible};
 use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
 use sluice_groth16::{
     generate_benchmark_parameters, Circuit, CircuitShape, ConstraintMatrices, Parameters,
@@ -41,20 +44,24 @@ pub fn measure<B: ComputeBackend + 'static>(
     opts: &Options,
 ) -> Result<Vec<Row>, String> {
     match circuit {
-        CircuitKind::Bits => run(make, label, log, circuit, opts, |seed| {
+        CircuitKind::Bits => demo(make, label, log, circuit, opts, |seed| {
             BitDecomposition::<Fr>::filling_domain(log, Some(seed))
         }),
-        CircuitKind::Sha256 => run(make, label, log, circuit, opts, |seed| {
+        CircuitKind::Sha256 => demo(make, label, log, circuit, opts, |seed| {
             Sha256Preimage::<Fr>::filling_domain(log, Some(seed))
         }),
         // A chain of full field elements: each partition its own starting point.
-        CircuitKind::Mimc => run(make, label, log, circuit, opts, |seed| {
+        CircuitKind::Mimc => demo(make, label, log, circuit, opts, |seed| {
             MimcLike::<Fr>::filling_domain(log, Some(Fr::from(seed)))
         }),
+        CircuitKind::Porep | CircuitKind::Post => {
+            crate::filecoin::c2(make, label, log, circuit, opts)
+        }
     }
 }
 
-fn run<B, C>(
+/// The job of a demo circuit, on benchmark parameters for its shape.
+fn demo<B, C>(
     make: &dyn Fn() -> Result<B, String>,
     label: &str,
     log: u32,
@@ -81,6 +88,27 @@ where
         synthesized.as_secs_f64(),
         (clock.elapsed() - synthesized).as_secs_f64(),
     ));
+    let partition = |seed| Ok(partition(seed));
+    run(make, label, log, circuit, opts, partition, Arc::new(params))
+}
+
+/// The job's rows on `params` (the last holder of them, so they leave the host once
+/// resident): one pipeline, and a second with `--matrices`.
+pub(crate) fn run<B, S, C>(
+    make: &dyn Fn() -> Result<B, String>,
+    label: &str,
+    log: u32,
+    circuit: CircuitKind,
+    opts: &Options,
+    partition: impl Fn(u64) -> Result<C, String>,
+    params: Arc<Parameters>,
+) -> Result<Vec<Row>, String>
+where
+    B: ComputeBackend + 'static,
+    S: FrCompatible,
+    C: Circuit<S> + Send + 'static,
+{
+    let e = |e: &dyn std::fmt::Display| e.to_string();
     let mut params = Some(params);
     let mut rows = vec![job(
         make,
@@ -94,7 +122,7 @@ where
     )?];
     if opts.matrices {
         let clock = Instant::now();
-        let matrices = ConstraintMatrices::record(partition(opts.seed)).map_err(|x| e(&x))?;
+        let matrices = ConstraintMatrices::record(partition(opts.seed)?).map_err(|x| e(&x))?;
         bar::note(format!(
             "  matrices recorded (untimed) in {:.1} s: {} terms, {} bytes\n",
             clock.elapsed().as_secs_f64(),
@@ -120,19 +148,20 @@ where
 /// One pipeline's run of the job, on `params` (taken, so dropped from the host once
 /// resident, by the last run: with `--matrices` the second).
 #[allow(clippy::too_many_arguments)]
-fn job<B, C>(
+fn job<B, S, C>(
     make: &dyn Fn() -> Result<B, String>,
     label: &str,
     log: u32,
     circuit: CircuitKind,
     opts: &Options,
-    partition: &impl Fn(u64) -> C,
-    params: &mut Option<Parameters>,
+    partition: &impl Fn(u64) -> Result<C, String>,
+    params: &mut Option<Arc<Parameters>>,
     matrices: Option<Arc<ConstraintMatrices>>,
 ) -> Result<Row, String>
 where
     B: ComputeBackend + 'static,
-    C: Circuit<Fr> + Send + 'static,
+    S: FrCompatible,
+    C: Circuit<S> + Send + 'static,
 {
     let e = |e: &dyn std::fmt::Display| e.to_string();
     let c2 = &opts.c2;
@@ -147,7 +176,7 @@ where
     .with_env_overrides()
     .map_err(|x| e(&x))?;
     let last = matrices.is_some() || !opts.matrices;
-    let host = params.as_ref().ok_or("the parameters were dropped")?;
+    let host: &Parameters = params.as_ref().ok_or("the parameters were dropped")?;
     let pipeline = match matrices {
         Some(m) => Pipeline::with_matrices(host, vec![make()?], &config, m),
         None => Pipeline::new(host, vec![make()?], &config),
@@ -163,14 +192,20 @@ where
         clock.elapsed().as_secs_f64()
     ));
 
+    // Every partition's circuit is made before the clock (a real one, Filecoin's, from its
+    // sector and vanilla proofs: a C2 receives them made).
+    let proofs = (0..c2.proofs)
+        .map(|q| {
+            (0..c2.partitions)
+                .map(|p| partition(opts.seed + 1 + (q * c2.partitions + p) as u64))
+                .collect::<Result<Vec<C>, String>>()
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let rss = RssSampler::start();
     let before = pipeline.stats();
     let start = Instant::now();
     let mut handles = Vec::with_capacity(c2.proofs);
-    for q in 0..c2.proofs {
-        let circuits = (0..c2.partitions)
-            .map(|p| partition(opts.seed + 1 + (q * c2.partitions + p) as u64))
-            .collect();
+    for circuits in proofs {
         handles.push(pipeline.submit(circuits, &mut rng).map_err(|x| e(&x))?);
     }
     let mut ends = Vec::with_capacity(c2.proofs);

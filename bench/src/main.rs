@@ -4,10 +4,13 @@
 //! Each NTT and MSM row of a non-CPU backend is checked after timing against an independent
 //! host computation (sluice-msm; for the NTT, two output positions summed directly): a wrong
 //! result fails the row. Proof rows use benchmark parameters (random points, no trapdoor),
-//! so they are not verified; the demo proof run first is.
+//! so they are not verified; the demo proof run first is. Rows of Filecoin's own circuits
+//! (`--circuit porep|post`, feature `filecoin`, `filecoin.rs`) use a setup's parameters
+//! and verify their last proof.
 
 mod bar;
 mod c2;
+mod filecoin;
 mod options;
 mod params;
 #[cfg(feature = "compare")]
@@ -68,6 +71,14 @@ fn run(opts: &Options) -> Result<(), String> {
     bar::install();
     if opts.compare && !cfg!(feature = "compare") {
         return Err("--compare needs sluice-bench built with its `compare` feature".into());
+    }
+    if let Some(kind) = opts
+        .ops
+        .iter()
+        .flat_map(|&op| opts.circuits_for(op))
+        .find(|c| c.is_filecoin())
+    {
+        filecoin::available(kind)?;
     }
     let mut rows = Vec::new();
     let wants = |b: &str| opts.backends.is_empty() || opts.backends.iter().any(|x| x == b);
@@ -593,6 +604,9 @@ fn measure<B: Profiled>(
                     let circuit = Sha256Preimage::<Fr>::filling_domain(log, Some(opts.seed));
                     proof_row(backend, circuit, (uploads, mode), opts, &mut rng)?
                 }
+                CircuitKind::Porep | CircuitKind::Post => {
+                    filecoin::proof_row(backend, circuit, log, (uploads, mode), opts, &mut rng)?
+                }
             };
             baseline = resident;
             phases = Some(proof_phases);
@@ -607,9 +621,7 @@ fn measure<B: Profiled>(
 }
 
 /// A proof row's timed runs of `circuit` (synthesis included, as a prover's whole proof),
-/// with benchmark parameters for its shape uploaded per proof or resident
-/// ([`with_parameters`]), synthesized and proved as `mode` says (matrices recorded before
-/// the clock): the times, the resident bytes and the medians of each part.
+/// with benchmark parameters for its shape ([`proof_row_with`]).
 fn proof_row<B: Profiled, C: sluice_groth16::Circuit<Fr> + Clone>(
     backend: &B,
     circuit: C,
@@ -618,6 +630,82 @@ fn proof_row<B: Profiled, C: sluice_groth16::Circuit<Fr> + Clone>(
     rng: &mut ChaCha20Rng,
 ) -> Result<(Vec<Duration>, u64, report::ProofPhases), String> {
     let params = benchmark_parameters(circuit.clone(), &mut *rng)?;
+    proof_row_with(backend, circuit, params, None, (uploads, mode), opts, rng)
+}
+
+/// A circuit's scalar: sluice's own, or (feature `filecoin`) blstrs' (Filecoin's circuits),
+/// with the one prover call sluice names per scalar that the proof rows use.
+pub(crate) trait BenchScalar: sluice_field::FrCompatible {
+    /// `create_proof_streamed` for circuits over this scalar.
+    fn create_proof_streamed<B, C>(
+        circuit: C,
+        matrices: &Arc<ConstraintMatrices>,
+        params: &(dyn ParameterSource<B> + Sync),
+        blinding: (Fr, Fr),
+        backend: &B,
+    ) -> Result<(sluice_groth16::Proof, sluice_groth16::ProofReport), sluice_groth16::Groth16Error>
+    where
+        B: ComputeBackend,
+        C: sluice_groth16::Circuit<Self>;
+}
+
+impl BenchScalar for Fr {
+    fn create_proof_streamed<B, C>(
+        circuit: C,
+        matrices: &Arc<ConstraintMatrices>,
+        params: &(dyn ParameterSource<B> + Sync),
+        (r, s): (Fr, Fr),
+        backend: &B,
+    ) -> Result<(sluice_groth16::Proof, sluice_groth16::ProofReport), sluice_groth16::Groth16Error>
+    where
+        B: ComputeBackend,
+        C: sluice_groth16::Circuit<Self>,
+    {
+        create_proof_streamed(circuit, matrices, params, r, s, backend, None)
+    }
+}
+
+#[cfg(feature = "filecoin")]
+impl BenchScalar for blstrs::Scalar {
+    fn create_proof_streamed<B, C>(
+        circuit: C,
+        matrices: &Arc<ConstraintMatrices>,
+        params: &(dyn ParameterSource<B> + Sync),
+        (r, s): (Fr, Fr),
+        backend: &B,
+    ) -> Result<(sluice_groth16::Proof, sluice_groth16::ProofReport), sluice_groth16::Groth16Error>
+    where
+        B: ComputeBackend,
+        C: sluice_groth16::Circuit<Self>,
+    {
+        sluice_groth16::for_blstrs::create_proof_streamed(
+            circuit, matrices, params, r, s, backend, None,
+        )
+    }
+}
+
+/// A proof row's timed runs of `circuit` (synthesis included, as a prover's whole proof),
+/// with `params` uploaded per proof or resident ([`with_parameters`]), synthesized and
+/// proved as `mode` says (matrices recorded before the clock): the times, the resident
+/// bytes and the medians of each part. With `inputs` (parameters from a setup), the last
+/// proof must verify against them.
+fn proof_row_with<B, S, C, P>(
+    backend: &B,
+    circuit: C,
+    params: P,
+    inputs: Option<&[Fr]>,
+    (uploads, mode): (bool, ProofMode),
+    opts: &Options,
+    rng: &mut ChaCha20Rng,
+) -> Result<(Vec<Duration>, u64, report::ProofPhases), String>
+where
+    B: Profiled,
+    S: BenchScalar,
+    C: sluice_groth16::Circuit<S> + Clone,
+    P: std::borrow::Borrow<Parameters>,
+{
+    let check = inputs.map(|inputs| (prepare_verifying_key(&params.borrow().vk), inputs));
+    let mut last = None;
     let matrices = match mode {
         ProofMode::Plain => None,
         _ => Some(Arc::new(
@@ -637,10 +725,11 @@ fn proof_row<B: Profiled, C: sluice_groth16::Circuit<Fr> + Clone>(
         time(backend, opts.reps, || {
             if let (ProofMode::Streamed, Some(m)) = (mode, &matrices) {
                 let (r, s) = (Fr::random(&mut *rng), Fr::random(&mut *rng));
-                let (_, report) =
-                    create_proof_streamed(circuit.clone(), m, source, r, s, backend, None)
+                let (proof, report) =
+                    S::create_proof_streamed(circuit.clone(), m, source, (r, s), backend)
                         .map_err(|e| e.to_string())?;
                 parts.push((report.phases.synthesis, report.phases));
+                last = Some(proof);
                 return Ok(());
             }
             let start = Instant::now();
@@ -648,13 +737,20 @@ fn proof_row<B: Profiled, C: sluice_groth16::Circuit<Fr> + Clone>(
                 .map_err(|e| e.to_string())?;
             let synthesis = start.elapsed();
             let (r, s) = (Fr::random(&mut *rng), Fr::random(&mut *rng));
-            let (_, report) = prove_assignment(cs, source, r, s, backend, &Default::default())
+            let (proof, report) = prove_assignment(cs, source, r, s, backend, &Default::default())
                 .map_err(|e| e.to_string())?;
             parts.push((synthesis, report.phases));
+            last = Some(proof);
             Ok(())
         })
     };
     let (times, resident) = with_parameters(backend, params, uploads, prove)?;
+    if let Some((pvk, inputs)) = check {
+        let proof = last.ok_or("the row made no proof to verify")?;
+        if !verify_proof(&pvk, &proof, inputs).map_err(|e| e.to_string())? {
+            return Err("the row's last proof does not verify".into());
+        }
+    }
     // The first part is the warm-up's, which `time` does not report.
     let phases = report::ProofPhases::of_runs(&times, &parts[parts.len() - times.len()..]);
     bar::note(format!("({phases}) "));
@@ -696,14 +792,15 @@ fn benchmark_parameters(
 /// residency leaves out (0 when uploading).
 fn with_parameters<B: ComputeBackend>(
     backend: &B,
-    params: Parameters,
+    params: impl std::borrow::Borrow<Parameters>,
     uploads: bool,
     prove: impl FnOnce(&(dyn ParameterSource<B> + Sync)) -> Result<Vec<Duration>, String>,
 ) -> Result<(Vec<Duration>, u64), String> {
     if uploads {
-        return Ok((prove(&params)?, 0));
+        return Ok((prove(params.borrow())?, 0));
     }
-    let resident = ResidentParameters::upload(&params, backend).map_err(|e| e.to_string())?;
+    let resident =
+        ResidentParameters::upload(params.borrow(), backend).map_err(|e| e.to_string())?;
     drop(params);
     backend.tracker().reset_peaks();
     let baseline = backend.tracker().current(MemoryKind::Device);

@@ -112,6 +112,12 @@ pub enum CircuitKind {
     Bits,
     /// [`Sha256Preimage`](sluice_groth16::demo::Sha256Preimage), from `bellpepper`'s gadgets.
     Sha256,
+    /// A real Filecoin PoRep partition (rust-fil-proofs' `StackedCircuit`) of as many
+    /// challenges as fit the domain (1 at 2^21, 13 at 2^24); feature `filecoin`.
+    Porep,
+    /// A real Window PoSt partition (rust-fil-proofs' `FallbackPoStCircuit`) of as many
+    /// sectors of 10 challenges as fit the domain; feature `filecoin`.
+    Post,
 }
 
 impl CircuitKind {
@@ -121,7 +127,15 @@ impl CircuitKind {
             CircuitKind::Mimc => "mimc",
             CircuitKind::Bits => "bits",
             CircuitKind::Sha256 => "sha256",
+            CircuitKind::Porep => "porep",
+            CircuitKind::Post => "post",
         }
+    }
+
+    /// Whether the circuit is one of Filecoin's (built by `sluice-filecoin`, feature
+    /// `filecoin`).
+    pub fn is_filecoin(self) -> bool {
+        matches!(self, CircuitKind::Porep | CircuitKind::Post)
     }
 
     /// The circuit `op` runs without `--circuit`: the bit decomposition for c2 (its job is
@@ -144,10 +158,18 @@ impl CircuitKind {
     }
 
     fn parse(s: &str) -> Result<Self, String> {
-        [CircuitKind::Mimc, CircuitKind::Bits, CircuitKind::Sha256]
-            .into_iter()
-            .find(|c| c.name() == s)
-            .ok_or_else(|| format!("unknown circuit `{s}` (expected mimc, bits or sha256)"))
+        [
+            CircuitKind::Mimc,
+            CircuitKind::Bits,
+            CircuitKind::Sha256,
+            CircuitKind::Porep,
+            CircuitKind::Post,
+        ]
+        .into_iter()
+        .find(|c| c.name() == s)
+        .ok_or_else(|| {
+            format!("unknown circuit `{s}` (expected mimc, bits, sha256, porep or post)")
+        })
     }
 }
 
@@ -282,7 +304,10 @@ pub struct Options {
     #[arg(long, value_name = "LIST", value_parser = parse_names)]
     pub peers: Option<std::vec::Vec<String>>,
     /// Circuits of the proof, synthesis and c2 rows: mimc, bits, sha256 (bellpepper's
-    /// SHA-256 gadget) [default: mimc for proof, sha256 for synthesis, bits for c2].
+    /// SHA-256 gadget), porep and post (Filecoin's own PoRep and Window PoSt partitions,
+    /// as many challenges or sectors as fill the domain, parameters from a setup; needs the
+    /// `filecoin` feature, which `cargo xtask bench` turns on for them) [default: mimc for
+    /// proof, sha256 for synthesis, bits for c2].
     #[arg(long = "circuit", value_name = "LIST", value_parser = parse_circuits)]
     pub circuits: Option<std::vec::Vec<CircuitKind>>,
     /// The c2 job's shape.
@@ -564,6 +589,31 @@ mod tests {
                 host_budget_gib: Some(24.0),
             }
         );
+    }
+
+    /// Filecoin's circuits parse whatever the build (a run without the `filecoin` feature
+    /// refuses them); their rows are named `<op>-porep` and `<op>-post`.
+    #[test]
+    fn filecoin_circuits_parse() {
+        let o = parse(&[
+            "--ops",
+            "proof,synthesis,c2",
+            "--circuit",
+            "porep, post",
+            "--sizes",
+            "proof=21",
+        ])
+        .unwrap();
+        let both = vec![CircuitKind::Porep, CircuitKind::Post];
+        assert_eq!(o.circuits_for(Op::Proof), both);
+        assert_eq!(o.circuits_for(Op::Synthesis), both);
+        assert_eq!(o.circuits_for(Op::Ntt), vec![CircuitKind::Mimc]);
+        assert_eq!(o.sizes_for(Op::Proof), vec![21]);
+        assert_eq!(CircuitKind::Porep.row_name(Op::Proof), "proof-porep");
+        assert_eq!(CircuitKind::Post.row_name(Op::Synthesis), "synthesis-post");
+        assert_eq!(CircuitKind::Porep.row_name(Op::C2), "c2-porep");
+        assert!(CircuitKind::Porep.is_filecoin() && CircuitKind::Post.is_filecoin());
+        assert!(!CircuitKind::Sha256.is_filecoin() && !CircuitKind::Bits.is_filecoin());
     }
 
     /// The GPU bundle's run script (`xtask/src/bundle.rs`) with its defaults filled in.

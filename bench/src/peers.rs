@@ -93,6 +93,19 @@ const PROOF_BITS: &[(&str, PeerFn)] = &[("bellperson-gpu", proof_bits_bellperson
 #[cfg(feature = "compare-gpu")]
 const PROOF_SHA256: &[(&str, PeerFn)] = &[("bellperson-gpu", proof_sha256_bellperson)];
 
+#[cfg(all(feature = "filecoin", not(feature = "compare-gpu")))]
+const PROOF_POREP: &[(&str, PeerFn)] = &[("bellperson", filecoin::proof_porep_bellperson)];
+#[cfg(all(feature = "filecoin", not(feature = "compare-gpu")))]
+const PROOF_POST: &[(&str, PeerFn)] = &[("bellperson", filecoin::proof_post_bellperson)];
+#[cfg(all(feature = "filecoin", feature = "compare-gpu"))]
+const PROOF_POREP: &[(&str, PeerFn)] = &[("bellperson-gpu", filecoin::proof_porep_bellperson)];
+#[cfg(all(feature = "filecoin", feature = "compare-gpu"))]
+const PROOF_POST: &[(&str, PeerFn)] = &[("bellperson-gpu", filecoin::proof_post_bellperson)];
+#[cfg(feature = "filecoin")]
+const SYNTHESIS_POREP: &[(&str, PeerFn)] = &[("bellperson", filecoin::synthesis_porep_bellperson)];
+#[cfg(feature = "filecoin")]
+const SYNTHESIS_POST: &[(&str, PeerFn)] = &[("bellperson", filecoin::synthesis_post_bellperson)];
+
 const SYNTHESIS: &[(&str, PeerFn)] = &[("bellperson", synthesis_bellperson)];
 const SYNTHESIS_BITS: &[(&str, PeerFn)] = &[("bellperson", synthesis_bits_bellperson)];
 const SYNTHESIS_MIMC: &[(&str, PeerFn)] = &[("bellperson", synthesis_mimc_bellperson)];
@@ -100,8 +113,9 @@ const VERIFY: &[(&str, PeerFn)] = &[("bellperson", verify_bellperson)];
 const VERIFY_BATCH: &[(&str, PeerFn)] = &[("bellperson", verify_batch_bellperson)];
 
 /// The peers of a row's operation (`ntt`, `msm-g1`, `msm-g2`, `proof`, `proof-bits`,
-/// `proof-sha256`, `synthesis`, `synthesis-bits`, `synthesis-mimc`, `verify`, `verify-batch`),
-/// by name (`arkworks`, `blst`, `bellperson`); none for an unknown
+/// `proof-sha256`, `synthesis`, `synthesis-bits`, `synthesis-mimc`, `verify`, `verify-batch`;
+/// with the `filecoin` feature `proof-porep`, `proof-post`, `synthesis-porep`,
+/// `synthesis-post`), by name (`arkworks`, `blst`, `bellperson`); none for an unknown
 /// operation.
 pub fn peers_for(op: &str) -> &'static [(&'static str, PeerFn)] {
     match op {
@@ -111,6 +125,14 @@ pub fn peers_for(op: &str) -> &'static [(&'static str, PeerFn)] {
         "proof" => PROOF,
         "proof-bits" => PROOF_BITS,
         "proof-sha256" => PROOF_SHA256,
+        #[cfg(feature = "filecoin")]
+        "proof-porep" => PROOF_POREP,
+        #[cfg(feature = "filecoin")]
+        "proof-post" => PROOF_POST,
+        #[cfg(feature = "filecoin")]
+        "synthesis-porep" => SYNTHESIS_POREP,
+        #[cfg(feature = "filecoin")]
+        "synthesis-post" => SYNTHESIS_POST,
         "synthesis" => SYNTHESIS,
         "synthesis-bits" => SYNTHESIS_BITS,
         "synthesis-mimc" => SYNTHESIS_MIMC,
@@ -388,13 +410,20 @@ fn bellperson_parameters(
     ours: impl sluice_groth16::Circuit<Fr>,
     rng: &mut ChaCha20Rng,
 ) -> Result<bellperson::groth16::Parameters<blstrs::Bls12>, String> {
-    setup("bellperson", log, || -> Result<_, String> {
-        let params = crate::benchmark_parameters(ours, rng)?;
-        let mut bytes = Vec::new();
-        params.write(&mut bytes).map_err(|e| e.to_string())?;
-        bellperson::groth16::Parameters::<blstrs::Bls12>::read(&bytes[..], false)
-            .map_err(|e| e.to_string())
+    setup("bellperson", log, || {
+        to_bellperson(&crate::benchmark_parameters(ours, rng)?)
     })
+}
+
+/// sluice's parameters in bellperson's types: written in bellperson's format and read back
+/// by bellperson (unchecked, as for a trusted file).
+fn to_bellperson(
+    params: &sluice_groth16::Parameters,
+) -> Result<bellperson::groth16::Parameters<blstrs::Bls12>, String> {
+    let mut bytes = Vec::new();
+    params.write(&mut bytes).map_err(|e| e.to_string())?;
+    bellperson::groth16::Parameters::<blstrs::Bls12>::read(&bytes[..], false)
+        .map_err(|e| e.to_string())
 }
 
 /// bellperson's timed proofs of `circuit` (synthesis included, as in sluice's proof rows),
@@ -409,15 +438,98 @@ fn bellperson_proof<C>(
 where
     C: bellperson::Circuit<blstrs::Scalar> + Clone + Send,
 {
-    use bellperson::groth16;
     let mut rng = rng_for(log, seed);
     let params = bellperson_parameters(log, ours, &mut rng)?;
+    bellperson_proof_with(&params, circuit, reps, &mut rng)
+}
+
+/// bellperson's timed proofs of `circuit` with `params`.
+fn bellperson_proof_with<C>(
+    params: &bellperson::groth16::Parameters<blstrs::Bls12>,
+    circuit: C,
+    reps: usize,
+    rng: &mut ChaCha20Rng,
+) -> Result<Vec<Duration>, String>
+where
+    C: bellperson::Circuit<blstrs::Scalar> + Clone + Send,
+{
+    use bellperson::groth16;
     time(reps, || {
-        let proof = groth16::create_random_proof(circuit.clone(), &params, &mut rng)
+        let proof = groth16::create_random_proof(circuit.clone(), params, &mut *rng)
             .map_err(|e| format!("bellperson proof: {e}"))?;
         black_box(proof);
         Ok(())
     })
+}
+
+/// bellperson's peers of Filecoin's circuits (feature `filecoin`): the row's partition (the
+/// same circuit, made from the same seed) with the parameters of sluice's setup that the
+/// row used, converted (untimed).
+#[cfg(feature = "filecoin")]
+mod filecoin {
+    use std::time::Duration;
+
+    use crate::filecoin::{parameters, porep_instance, post_instance};
+    use crate::options::CircuitKind;
+
+    use super::{bellperson_proof_with, bellperson_synthesis_with, rng_for, setup, to_bellperson};
+
+    type BellpersonParameters = bellperson::groth16::Parameters<blstrs::Bls12>;
+
+    /// The row's parameters (sluice's setup, made once per size) in bellperson's types.
+    fn bellperson_parameters(
+        kind: CircuitKind,
+        log: u32,
+        seed: u64,
+    ) -> Result<BellpersonParameters, String> {
+        let params = parameters(kind, log, seed)?;
+        setup("bellperson", log, || to_bellperson(&params))
+    }
+
+    /// The `proof-porep` peer: bellperson 0.27 proving the row's PoRep partition.
+    pub fn proof_porep_bellperson(
+        log: u32,
+        seed: u64,
+        reps: usize,
+    ) -> Result<Vec<Duration>, String> {
+        let circuit = porep_instance(log, seed)?.circuit;
+        let params = bellperson_parameters(CircuitKind::Porep, log, seed)?;
+        bellperson_proof_with(&params, circuit, reps, &mut rng_for(log, seed))
+    }
+
+    /// The `proof-post` peer: bellperson 0.27 proving the row's PoSt partition.
+    pub fn proof_post_bellperson(
+        log: u32,
+        seed: u64,
+        reps: usize,
+    ) -> Result<Vec<Duration>, String> {
+        let circuit = post_instance(log, seed)?.circuit;
+        let params = bellperson_parameters(CircuitKind::Post, log, seed)?;
+        bellperson_proof_with(&params, circuit, reps, &mut rng_for(log, seed))
+    }
+
+    /// The `synthesis-porep` peer: bellperson's synthesis of the row's PoRep partition.
+    pub fn synthesis_porep_bellperson(
+        log: u32,
+        seed: u64,
+        reps: usize,
+    ) -> Result<Vec<Duration>, String> {
+        let circuit = porep_instance(log, seed)?.circuit;
+        let params = bellperson_parameters(CircuitKind::Porep, log, seed)?;
+        bellperson_synthesis_with(&params, circuit, reps, &mut rng_for(log, seed))
+    }
+
+    /// The `synthesis-post` peer: bellperson's synthesis of the row's PoSt partition
+    /// (bellperson synthesizes a PoSt's sectors on several threads, as in production).
+    pub fn synthesis_post_bellperson(
+        log: u32,
+        seed: u64,
+        reps: usize,
+    ) -> Result<Vec<Duration>, String> {
+        let circuit = post_instance(log, seed)?.circuit;
+        let params = bellperson_parameters(CircuitKind::Post, log, seed)?;
+        bellperson_synthesis_with(&params, circuit, reps, &mut rng_for(log, seed))
+    }
 }
 
 /// The `synthesis` peer: bellperson 0.27's synthesis of the row's `Sha256Preimage`.
@@ -474,17 +586,30 @@ fn bellperson_synthesis<C>(
 where
     C: bellperson::Circuit<blstrs::Scalar> + Clone + Send,
 {
-    use bellperson::groth16;
-    bellperson_log::install()?;
     let mut rng = rng_for(log, seed);
     let params = bellperson_parameters(log, ours, &mut rng)?;
+    bellperson_synthesis_with(&params, circuit, reps, &mut rng)
+}
+
+/// bellperson's synthesis times of `circuit` (see [`bellperson_synthesis`]) with `params`.
+fn bellperson_synthesis_with<C>(
+    params: &bellperson::groth16::Parameters<blstrs::Bls12>,
+    circuit: C,
+    reps: usize,
+    rng: &mut ChaCha20Rng,
+) -> Result<Vec<Duration>, String>
+where
+    C: bellperson::Circuit<blstrs::Scalar> + Clone + Send,
+{
+    use bellperson::groth16;
+    bellperson_log::install()?;
     let mut times = Vec::with_capacity(reps);
     for rep in 0..=reps {
         if rep > 0 {
             crate::bar::runs(rep - 1, reps);
         }
         bellperson_log::take();
-        let proof = groth16::create_random_proof(circuit.clone(), &params, &mut rng)
+        let proof = groth16::create_random_proof(circuit.clone(), params, &mut *rng)
             .map_err(|e| format!("bellperson proof: {e}"))?;
         black_box(proof);
         let took = bellperson_log::take()

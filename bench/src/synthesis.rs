@@ -10,7 +10,8 @@
 
 use std::time::{Duration, Instant};
 
-use sluice_field::Fr;
+use ff::PrimeField;
+use sluice_field::{Fr, FrCompatible};
 use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
 use std::sync::Arc;
 
@@ -48,10 +49,14 @@ pub fn sluice_synthesis(
             Sha256Preimage::<Fr>::filling_domain(log, Some(seed)),
             matrices,
         ),
+        CircuitKind::Porep | CircuitKind::Post => {
+            crate::filecoin::synthesis(circuit, log, seed, reps, matrices)
+        }
     }
 }
 
-fn timed<C: Circuit<Fr> + Clone>(
+/// One warm-up and `reps` timed syntheses of `circuit` (over any scalar sluice proves).
+pub(crate) fn timed<S: FrCompatible, C: Circuit<S> + Clone>(
     reps: usize,
     circuit: C,
     matrices: bool,
@@ -107,10 +112,17 @@ pub fn circuit_alone(
         CircuitKind::Sha256 => {
             timed_alone(reps, Sha256Preimage::<Fr>::filling_domain(log, Some(seed)))
         }
+        CircuitKind::Porep | CircuitKind::Post => {
+            crate::filecoin::circuit_alone(circuit, log, seed, reps)
+        }
     }
 }
 
-fn timed_alone<C: Circuit<Fr> + Clone>(reps: usize, circuit: C) -> Result<Vec<Duration>, String> {
+/// One warm-up and `reps` timed runs of `circuit`'s own code ([`CircuitAlone`]).
+pub(crate) fn timed_alone<S: PrimeField, C: Circuit<S> + Clone>(
+    reps: usize,
+    circuit: C,
+) -> Result<Vec<Duration>, String> {
     let mut times = Vec::with_capacity(reps);
     for rep in 0..=reps {
         if rep > 0 {
@@ -140,12 +152,12 @@ struct CircuitAlone {
     constraints: usize,
 }
 
-impl ConstraintSystem<Fr> for CircuitAlone {
+impl<S: PrimeField> ConstraintSystem<S> for CircuitAlone {
     type Root = Self;
 
     fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
     where
-        F: FnOnce() -> Result<Fr, SynthesisError>,
+        F: FnOnce() -> Result<S, SynthesisError>,
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
@@ -156,7 +168,7 @@ impl ConstraintSystem<Fr> for CircuitAlone {
 
     fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
     where
-        F: FnOnce() -> Result<Fr, SynthesisError>,
+        F: FnOnce() -> Result<S, SynthesisError>,
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
@@ -169,9 +181,9 @@ impl ConstraintSystem<Fr> for CircuitAlone {
     where
         A: FnOnce() -> AR,
         AR: Into<String>,
-        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LA: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        LB: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        LC: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
     {
         self.constraints += 1;
     }

@@ -22,6 +22,7 @@
 //! refused. See `docs/FILECOIN.md`.
 
 pub mod c1;
+pub mod circuits;
 mod config;
 mod error;
 mod kind;

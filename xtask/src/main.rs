@@ -99,6 +99,20 @@ fn run_bench(args: &[String]) -> Result<(), String> {
         // The peers (arkworks, blst, bellperson) compile only when asked for.
         features.push("compare");
     }
+    // Filecoin's circuits (rust-fil-proofs, heavy to compile) too: `--circuit LIST` or
+    // `--circuit=LIST` naming porep or post.
+    let circuits = args
+        .iter()
+        .zip(args.iter().skip(1))
+        .filter(|(flag, _)| *flag == "--circuit")
+        .map(|(_, list)| list.as_str())
+        .chain(args.iter().filter_map(|a| a.strip_prefix("--circuit=")));
+    if circuits
+        .flat_map(|list| list.split(','))
+        .any(|c| matches!(c.trim(), "porep" | "post"))
+    {
+        features.push("filecoin");
+    }
     // As root a missing runtime is installed, as for the tests; otherwise, or if that
     // fails, the CPU backend is benchmarked alone and the message says how to add OpenCL.
     match opencl_setup::ensure_opencl_runtime() {
