@@ -86,11 +86,7 @@ pub fn bundle() -> Result<PathBuf, String> {
 }
 
 /// Builds one test target and returns its executables, from cargo's JSON messages.
-fn test_executables(
-    package: &str,
-    target: &str,
-    features: &str,
-) -> Result<Vec<PathBuf>, String> {
+fn test_executables(package: &str, target: &str, features: &str) -> Result<Vec<PathBuf>, String> {
     let output = Command::new(cargo())
         .args([
             "test",
