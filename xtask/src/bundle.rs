@@ -21,10 +21,11 @@ const TEST_TARGETS: [(&str, &str, &str); 3] = [
 ];
 
 /// The binaries that travel, by package, with their features: the benchmark runner (with
-/// the peers, bellperson's GPU path among them, for `STEPS=peers`) and the residency and
-/// pipeline benchmark, and the Filecoin command, all with the OpenCL backend.
+/// the peers, bellperson's GPU path among them, for `STEPS=peers`, and Filecoin's real
+/// circuits, `--circuit porep,post`), the residency and pipeline benchmark, and the Filecoin
+/// command, all with the OpenCL backend.
 const BINARIES: [(&str, &str, &str); 3] = [
-    ("sluice-bench", "sluice-bench", "opencl,compare-gpu"),
+    ("sluice-bench", "sluice-bench", "opencl,compare-gpu,filecoin"),
     ("sluice-pipeline", "residency", "opencl"),
     ("sluice-filecoin", "sluice-filecoin", "opencl"),
 ];
