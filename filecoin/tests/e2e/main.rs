@@ -6,6 +6,7 @@
 
 mod support;
 
+mod bytes;
 mod c2;
 mod post;
 mod update;
