@@ -162,6 +162,8 @@ struct Ready {
     /// they drop.
     budget: Arc<PartitionBudget>,
     started: Instant,
+    /// How long its synthesis took (and the CPU b_g2 MSM, where that runs here).
+    synthesis: Duration,
 }
 
 /// Per-device busy time and the pipeline's age.
@@ -545,6 +547,7 @@ impl SynthesisWorker {
                         held,
                         budget,
                         started,
+                        synthesis: started.elapsed(),
                     };
                     if let Err(back) = self.ready.send(ready) {
                         let Ready { proof, index, .. } = back.0;
@@ -690,7 +693,9 @@ impl<B: ComputeBackend> DeviceWorker<B> {
             drop(turn);
             let index = ready.index;
             let outcome = result
-                .map(|(proof, report)| {
+                .map(|(proof, mut report)| {
+                    // The device worker proves an assignment synthesized elsewhere.
+                    report.phases.synthesis = ready.synthesis;
                     (
                         proof,
                         PartitionReport {

@@ -25,7 +25,11 @@ const TEST_TARGETS: [(&str, &str, &str); 3] = [
 /// circuits, `--circuit porep,post`), the residency and pipeline benchmark, and the Filecoin
 /// command, all with the OpenCL backend.
 const BINARIES: [(&str, &str, &str); 3] = [
-    ("sluice-bench", "sluice-bench", "opencl,compare-gpu,filecoin"),
+    (
+        "sluice-bench",
+        "sluice-bench",
+        "opencl,compare-gpu,filecoin",
+    ),
     ("sluice-pipeline", "residency", "opencl"),
     ("sluice-filecoin", "sluice-filecoin", "opencl"),
 ];

@@ -170,6 +170,12 @@ impl<B: ComputeBackend + 'static> Prover<B> {
             .wait()
             .map_err(proving)?;
         for (k, report) in reports.iter().enumerate() {
+            log::info!(
+                "{kind}: partition {k}: 2^{}; {}; {:.2} s from submission",
+                report.proof.domain_size.trailing_zeros(),
+                report.proof.phases,
+                report.latency.as_secs_f64()
+            );
             log::debug!("{kind}: partition {k}: {report:?}");
         }
         log::info!(

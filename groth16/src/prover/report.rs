@@ -13,7 +13,8 @@ use crate::prover::config::HMode;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PhaseTimes {
     /// Synthesis, where the prover ran it ([`create_proof_streamed`](crate::create_proof_streamed):
-    /// the witness MSMs on its chunks included); zero otherwise.
+    /// the witness MSMs on its chunks included) or a scheduler timed it (sluice-pipeline's
+    /// partition reports); zero otherwise.
     pub synthesis: Duration,
     /// H: a, b, c to h's coefficients, then h's MSM.
     pub h: Duration,
