@@ -36,10 +36,15 @@ mod tests {
     #[test]
     fn filecoin_circuits_need_the_feature() {
         for kind in [CircuitKind::Porep, CircuitKind::Post] {
+            let with_feature = cfg!(feature = "filecoin");
             match available(kind) {
-                Ok(()) => assert!(cfg!(feature = "filecoin")),
+                Ok(()) => assert!(
+                    with_feature,
+                    "{} available without the feature",
+                    kind.name()
+                ),
                 Err(e) => {
-                    assert!(!cfg!(feature = "filecoin"));
+                    assert!(!with_feature, "{e}");
                     assert!(e.contains("`filecoin` feature"), "{e}");
                     assert!(e.contains(&format!("--circuit {}", kind.name())), "{e}");
                 }
