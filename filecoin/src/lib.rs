@@ -9,7 +9,8 @@
 //! // The JSON lotus-bench's `prove` reads, decoded (see `c1::read_commit2_input`).
 //! let input = sluice_filecoin::c1::read_commit2_input(std::fs::File::open("c1.json")?)?;
 //! let prover_id = [0u8; 32];
-//! let output = prover.seal_commit_phase2(input.phase1_output, prover_id, input.sector_id)?;
+//! let sector_id = input.sector_id.ok_or("the file gives no sector number")?;
+//! let output = prover.seal_commit_phase2(input.phase1_output, prover_id, sector_id)?;
 //! println!("{}", hex::encode(&output.proof));
 //! # Ok(())
 //! # }

@@ -20,16 +20,32 @@ pub const PUBLISHED: [&str; 10] = [
     "sluice-filecoin",
 ];
 
-/// The `cargo package` command for [`PUBLISHED`], with `extra` arguments (for example
-/// `--no-verify`, `--allow-dirty`) appended.
-pub fn command(cargo: &str, extra: &[String]) -> Command {
-    let mut cmd = Command::new(cargo);
-    cmd.arg("package");
+/// Published crates packaged without the verifying build: sluice-filecoin's build of
+/// rust-fil-proofs in the debug profile took minutes of CI, and the test suite builds the
+/// same sources anyway.
+pub const UNVERIFIED: [&str; 1] = ["sluice-filecoin"];
+
+/// The `cargo package` commands for [`PUBLISHED`] (those in [`UNVERIFIED`] apart, with
+/// `--no-verify`), with `extra` arguments (for example `--no-verify`, `--allow-dirty`)
+/// appended.
+pub fn commands(cargo: &str, extra: &[String]) -> [Command; 2] {
+    let mut verified = Command::new(cargo);
+    verified.arg("package");
+    let mut unverified = Command::new(cargo);
+    unverified.arg("package");
     for name in PUBLISHED {
-        cmd.args(["-p", name]);
+        if UNVERIFIED.contains(&name) {
+            unverified.args(["-p", name]);
+        } else {
+            verified.args(["-p", name]);
+        }
     }
-    cmd.args(extra);
-    cmd
+    verified.args(extra);
+    unverified.args(extra);
+    if !extra.iter().any(|a| a == "--no-verify") {
+        unverified.arg("--no-verify");
+    }
+    [verified, unverified]
 }
 
 /// A workspace member's package name and whether its manifest says `publish = false`, read
@@ -162,9 +178,11 @@ pub fn run(root: &Path, cargo: &str, extra: &[String]) -> Result<(), String> {
     if !wrong.is_empty() {
         return Err(wrong.join("\n"));
     }
-    let mut cmd = command(cargo, extra);
-    cmd.current_dir(root);
-    crate::run(&mut cmd)
+    for mut cmd in commands(cargo, extra) {
+        cmd.current_dir(root);
+        crate::run(&mut cmd)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
