@@ -25,27 +25,27 @@ pub const PUBLISHED: [&str; 10] = [
 /// same sources anyway.
 pub const UNVERIFIED: [&str; 1] = ["sluice-filecoin"];
 
-/// The `cargo package` commands for [`PUBLISHED`] (those in [`UNVERIFIED`] apart, with
-/// `--no-verify`), with `extra` arguments (for example `--no-verify`, `--allow-dirty`)
-/// appended.
+/// The `cargo package` commands for [`PUBLISHED`]: every crate but those in [`UNVERIFIED`]
+/// packaged and verified, then all of them packaged without verifying (so the unverified
+/// ones resolve their sluice dependencies against the crates packaged beside them, which
+/// crates.io does not have yet); `extra` arguments (for example `--allow-dirty`) appended.
 pub fn commands(cargo: &str, extra: &[String]) -> [Command; 2] {
     let mut verified = Command::new(cargo);
     verified.arg("package");
-    let mut unverified = Command::new(cargo);
-    unverified.arg("package");
+    let mut all = Command::new(cargo);
+    all.arg("package");
     for name in PUBLISHED {
-        if UNVERIFIED.contains(&name) {
-            unverified.args(["-p", name]);
-        } else {
+        if !UNVERIFIED.contains(&name) {
             verified.args(["-p", name]);
         }
+        all.args(["-p", name]);
     }
     verified.args(extra);
-    unverified.args(extra);
+    all.args(extra);
     if !extra.iter().any(|a| a == "--no-verify") {
-        unverified.arg("--no-verify");
+        all.arg("--no-verify");
     }
-    [verified, unverified]
+    [verified, all]
 }
 
 /// A workspace member's package name and whether its manifest says `publish = false`, read
