@@ -163,8 +163,9 @@ impl PipelineConfig {
         Ok(self)
     }
 
-    /// `bytes` less the headroom.
-    pub(crate) fn less_headroom(&self, bytes: u64) -> u64 {
+    /// `bytes` less [`headroom_percent`](Self::headroom_percent): what a budget taken from
+    /// the machine's figure leaves for the pipeline.
+    pub fn less_headroom(&self, bytes: u64) -> u64 {
         bytes / 100 * u64::from(100 - self.headroom_percent.min(100))
     }
 }

@@ -61,8 +61,9 @@ impl<B: ComputeBackend + 'static> Prover<B> {
                 Some(bytes) => bytes,
                 None => {
                     let info = first.memory_info().map_err(|e| setup(e.into()))?;
-                    let bytes = info.free_bytes.unwrap_or(info.total_bytes);
-                    bytes / 100 * u64::from(100 - config.pipeline.headroom_percent.min(100))
+                    config
+                        .pipeline
+                        .less_headroom(info.free_bytes.unwrap_or(info.total_bytes))
                 }
             })
         } else {
