@@ -2,7 +2,7 @@
 //! what would stop a publish (a file outside a crate, a path dependency without a version,
 //! missing metadata) before anyone tries one.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The workspace members published to crates.io, in dependency order. Every other member
@@ -168,6 +168,48 @@ pub fn disagreements(members: &[Member]) -> Vec<String> {
     out
 }
 
+/// Cargo's home: `$CARGO_HOME`, else `~/.cargo`.
+fn cargo_home() -> PathBuf {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cargo")
+        })
+}
+
+/// The sources cargo unpacked from earlier runs' packages of [`PUBLISHED`] crates, under
+/// `<cargo home>/registry/src/<overlay>/`. Cargo keys that folder by the package folder's
+/// path and never unpacks a version again, so a rerun in the same checkout would verify a
+/// crate against its dependencies' sources from the first run. Registries' own folders
+/// (`index.*`) are left alone: these crates are not on crates.io.
+pub fn overlay_extractions(cargo_home: &Path) -> Vec<PathBuf> {
+    let Ok(registries) = std::fs::read_dir(cargo_home.join("registry").join("src")) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for registry in registries.flatten() {
+        if registry.file_name().to_string_lossy().starts_with("index.") {
+            continue;
+        }
+        let Ok(crates) = std::fs::read_dir(registry.path()) else {
+            continue;
+        };
+        for unpacked in crates.flatten() {
+            let name = unpacked.file_name().to_string_lossy().into_owned();
+            let ours = PUBLISHED.iter().any(|p| {
+                name.strip_prefix(p)
+                    .and_then(|rest| rest.strip_prefix('-'))
+                    .is_some_and(|version| version.starts_with(|c: char| c.is_ascii_digit()))
+            });
+            if ours {
+                found.push(unpacked.path());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 /// `cargo xtask package [cargo package args]`: checks [`PUBLISHED`] against the manifests,
 /// then packages those crates together (cargo resolves their dependencies on each other
 /// among the packages being made) and, unless `--no-verify` is passed, builds each package
@@ -177,6 +219,10 @@ pub fn run(root: &Path, cargo: &str, extra: &[String]) -> Result<(), String> {
     let wrong = disagreements(&members);
     if !wrong.is_empty() {
         return Err(wrong.join("\n"));
+    }
+    for stale in overlay_extractions(&cargo_home()) {
+        std::fs::remove_dir_all(&stale)
+            .map_err(|e| format!("removing {}: {e}", stale.display()))?;
     }
     for mut cmd in commands(cargo, extra) {
         cmd.current_dir(root);
@@ -193,6 +239,30 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .parent()
             .expect("xtask lives in the workspace")
+    }
+
+    #[test]
+    fn only_our_crates_unpacked_from_package_overlays_are_stale() {
+        let home = std::env::temp_dir().join(format!("xtask-overlay-{}", std::process::id()));
+        let overlay = home.join("registry/src/-22c3805da5a543b4");
+        let index = home.join("registry/src/index.crates.io-1949cf8c6b5b557f");
+        for dir in [
+            overlay.join("sluice-groth16-0.1.0"),
+            overlay.join("sluice-backend-cpu-0.1.0"),
+            overlay.join("rayon-1.12.0"),
+            index.join("sluice-field-0.1.0"),
+        ] {
+            std::fs::create_dir_all(dir).expect("temp dir");
+        }
+        let found = overlay_extractions(&home);
+        std::fs::remove_dir_all(&home).expect("temp dir");
+        assert_eq!(
+            found,
+            vec![
+                overlay.join("sluice-backend-cpu-0.1.0"),
+                overlay.join("sluice-groth16-0.1.0")
+            ]
+        );
     }
 
     #[test]
