@@ -24,6 +24,16 @@ pub enum Groth16Error {
         /// Its name, with the namespace path (`outer/inner/name`).
         name: String,
     },
+    /// A part of a forked synthesis ([`Fork`](crate::Fork)) could not be synthesized or
+    /// does not fit the others: it failed, it does not repeat the prefix, or its prefix
+    /// holds other values than part 0's.
+    #[error("fork part {part}: {reason}")]
+    Fork {
+        /// The part's index.
+        part: usize,
+        /// What went wrong.
+        reason: String,
+    },
     /// The parameters were made for a different circuit shape.
     #[error("parameters do not match the circuit: {what} is {params} in the parameters, but the circuit needs {circuit}")]
     ParameterMismatch {

@@ -18,10 +18,11 @@
 //! # Layout
 //! Folders by job over one bottom module: `r1cs` (the domain, the shape counts parameters
 //! must match, the a·b = c check), `synthesis` (the constraint systems and recorded
-//! matrices), `setup`, `params` (types, formats, sources of bases), `prover`, `verifier`.
+//! matrices), `fork` (forked synthesis: independent parts of a circuit on every core), `setup`, `params` (types, formats, sources of bases), `prover`, `verifier`.
 
 pub mod demo;
 mod error;
+mod fork;
 mod params;
 pub mod progress;
 mod prover;
@@ -36,6 +37,7 @@ pub use bellpepper_core::{
 };
 
 pub use error::Groth16Error;
+pub use fork::{Fork, Forked};
 pub use params::keys::{Parameters, Proof, VerifyingKey};
 pub use params::source::{
     Bases, EncodedPoints, G1Query, HostParameters, MappedParameters, ParameterInfo,
@@ -57,6 +59,7 @@ pub use setup::benchmark::{generate_benchmark_parameters, CircuitShape};
 pub use setup::generator::ToxicWaste;
 pub use sluice_backend::{CompactVec, Storage};
 pub use synthesis::assignment::ProvingAssignment;
+pub use synthesis::counts::{count_constraints, Counts};
 pub use synthesis::matrices::ConstraintMatrices;
 pub use synthesis::options::{
     Capacity, SynthesisOptions, SynthesisProgress, Unsatisfied, PROGRESS_STEP, UNNAMED,

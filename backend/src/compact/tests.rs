@@ -275,6 +275,56 @@ fn the_budget_counts_every_allocation_before_it_is_made() {
     }
 }
 
+/// `move_tail_into` appends exactly the tail, frees the source a page at a time (the two
+/// vectors' budget never holds much more than the values once) and gives everything back.
+#[test]
+fn moving_a_tail_appends_it_and_frees_the_source_as_it_goes() {
+    let seed = 4604;
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    for (full, storage, start) in [
+        (3, Storage::Compact, 1000),
+        (90, Storage::Auto, 0),
+        (0, Storage::Raw, PAGE_LEN + 7),
+    ] {
+        let what = format!("seed {seed}, {full}% full, {storage:?}, from {start}");
+        let values: Vec<Fr> = (0..4 * PAGE_LEN + 9)
+            .map(|_| mixed(&mut rng, full))
+            .collect();
+        let budget = Arc::new(Recorder::default());
+        let config = CompactConfig {
+            storage,
+            capacity: 0,
+            lender: None,
+            budget: Some(budget.clone()),
+        };
+        let mut to = CompactVec::new(config.clone());
+        to.extend_from_slice(&values[..PAGE_LEN / 2]);
+        let mut from = CompactVec::new(config);
+        from.extend_from_slice(&values);
+        let (to_bytes, from_bytes) = (to.host_bytes(), from.host_bytes());
+        budget.peak.store(0, Ordering::SeqCst);
+        from.move_tail_into(start, &mut to);
+        let mut expected = values[..PAGE_LEN / 2].to_vec();
+        expected.extend_from_slice(&values[start..]);
+        assert!(to == expected[..], "{what}");
+        let peak = budget.peak.load(Ordering::SeqCst);
+        // Paged storage frees each page before the other vector grows by it.
+        if storage != Storage::Raw {
+            assert!(
+                peak <= to_bytes + from_bytes + 2 * max_host_bytes(PAGE_LEN),
+                "{what}: peak {peak}"
+            );
+        }
+        assert_eq!(
+            budget.held.load(Ordering::SeqCst),
+            to.host_bytes(),
+            "{what}"
+        );
+        drop(to);
+        assert_eq!(budget.held.load(Ordering::SeqCst), 0, "{what}");
+    }
+}
+
 #[test]
 fn sealed_pages_read_what_was_written_while_the_vector_grows() {
     let seed = 0x5ea1;

@@ -559,6 +559,36 @@ impl CompactVec {
         }
     }
 
+    /// Appends the values from `start` on to `to`, then drops this vector. Each page is
+    /// freed (its bytes released from this vector's budget) once copied and before `to`
+    /// grows by it, so the two together hold little more than the values once; a vector
+    /// stored raw is one allocation, freed at the end.
+    ///
+    /// # Panics
+    /// When `start` passes the end.
+    pub fn move_tail_into(mut self, start: usize, to: &mut CompactVec) {
+        assert!(
+            start <= self.len,
+            "move_tail_into from {start} of {}",
+            self.len
+        );
+        let mut buf = vec![Fr::ZERO; PAGE_LEN.min(self.len - start)];
+        let mut at = start;
+        while at < self.len {
+            let k = at / PAGE_LEN;
+            let end = ((k + 1) * PAGE_LEN).min(self.len);
+            let values = &mut buf[..end - at];
+            self.decode_into(at, values);
+            if let Repr::Paged(pages) = &mut self.repr {
+                let freed = pages[k].bytes();
+                pages[k] = PageSlot::Open(Page::with_room(0));
+                self.release(freed.min(self.held));
+            }
+            to.extend_from_slice(values);
+            at = end;
+        }
+    }
+
     /// Page `k` shared for reading on other threads, once it is full (it never changes
     /// again); `None` before, and for a vector stored raw.
     pub fn sealed_page(&self, k: usize) -> Option<SealedPage> {

@@ -20,6 +20,7 @@ use crate::error::Groth16Error;
 use crate::r1cs::satisfy::satisfies;
 use crate::synthesis::combination::eval_lc;
 use crate::synthesis::convention::synthesize_groth16;
+use crate::synthesis::join::Prefix;
 use crate::synthesis::matrices::{evaluate_early, ConstraintMatrices, Evaluation};
 use crate::synthesis::options::{
     report_end, report_progress, report_start, Capacity, SynthesisOptions, SynthesisProgress,
@@ -262,13 +263,10 @@ impl ProvingAssignment {
         report_start(matrices.num_constraints());
         let uniform = options.storage == Storage::Raw;
         let budget = options.budget.as_deref();
-        let fresh = || {
-            let len = options.capacity.constraints;
-            Evaluation::new(options.vector(len), options.vector(len))
-        };
+        let fresh = || Self::fresh_evaluation(options);
         // The witness lives inside the scope, so that a panicking circuit drops it (and the
         // pages' channel) before the scope waits for the evaluation's thread.
-        let (synthesized, witness, mut evaluation) = std::thread::scope(|scope| {
+        let (synthesized, witness, evaluation) = std::thread::scope(|scope| {
             let mut witness = WitnessOnly::new(options, matrices.num_constraints());
             witness.chunks = chunks;
             // Rows are evaluated during synthesis once a page of the witness fills.
@@ -306,15 +304,38 @@ impl ProvingAssignment {
         });
         synthesized?;
         report_end(witness.constraints);
+        log::debug!(
+            "synthesis with matrices: witness {:.1} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+        Self::from_witness(witness, matrices, options, evaluation)
+    }
+
+    /// Fresh a and b vectors for a circuit of `options`' capacity.
+    pub(crate) fn fresh_evaluation(options: &SynthesisOptions) -> Evaluation {
+        let len = options.capacity.constraints;
+        Evaluation::new(options.vector(len), options.vector(len))
+    }
+
+    /// The assignment of a synthesized witness: its counts checked against `matrices`, the
+    /// rows `evaluation` does not hold yet evaluated (every row's a·b = c checked), the
+    /// densities taken from the matrices.
+    pub(crate) fn from_witness(
+        witness: WitnessOnly,
+        matrices: &ConstraintMatrices,
+        options: &SynthesisOptions,
+        mut evaluation: Evaluation,
+    ) -> Result<Self, Groth16Error> {
+        let started = std::time::Instant::now();
+        let uniform = options.storage == Storage::Raw;
         let (inputs, aux) = (witness.inputs.len(), witness.aux.len());
         matrices.check_counts(inputs, aux, witness.constraints)?;
-        let witnessed = started.elapsed();
         let failed = matrices.evaluate(
             &witness.inputs,
             &witness.aux,
             uniform,
             &mut evaluation,
-            budget,
+            options.budget.as_deref(),
         )?;
         let densities = matrices.densities().map(Clone::clone);
         let mut cs = Self::from_parts(
@@ -329,9 +350,8 @@ impl ProvingAssignment {
             aux: aux.next_multiple_of(64),
         });
         log::debug!(
-            "synthesis with matrices: witness {:.1} ms, the rows left after it {:.1} ms",
-            witnessed.as_secs_f64() * 1e3,
-            (started.elapsed() - witnessed).as_secs_f64() * 1e3
+            "the rows left after the witness: {:.1} ms",
+            started.elapsed().as_secs_f64() * 1e3
         );
         match failed {
             Some(index) => Err(Groth16Error::Unsatisfied {
@@ -546,6 +566,111 @@ impl Synthesizer for ProvingAssignment {
 }
 
 constraint_system!(ProvingAssignment);
+
+// Joining parts synthesized apart (forked synthesis, see `synthesis::join`).
+
+/// Marks in `to` the positions below `len` used in `from` (a prefix both share).
+fn or_prefix(to: &mut Density, from: &Density, len: usize) {
+    for i in from.positions_in(0..len.min(from.len())) {
+        // In range: `to` holds the prefix too.
+        let _ = to.set(i, true);
+    }
+}
+
+/// Appends `from`'s flags from `start` on to `to`.
+fn extend_density(to: &mut Density, from: &Density, start: usize) {
+    for i in start..from.len() {
+        to.push(from.get(i));
+    }
+}
+
+impl ProvingAssignment {
+    /// The assignment of the whole circuit from `parts` in order, each synthesized alone
+    /// (the constant one, then the prefix, then its own rest), before the input
+    /// constraints: part 0 whole, then each later part's rest. Each part is dropped once
+    /// appended, so the memory held peaks at the whole plus the parts not yet joined.
+    pub(crate) fn join(parts: Vec<Self>, prefix: Prefix) -> Result<Self, Groth16Error> {
+        let mut parts = parts.into_iter().enumerate();
+        let Some((_, mut whole)) = parts.next() else {
+            return Err(Groth16Error::Fork {
+                part: 0,
+                reason: "a fork needs at least one part".into(),
+            });
+        };
+        whole.check_part(0, prefix)?;
+        for (index, mut part) in parts {
+            part.check_part(index, prefix)?;
+            prefix.check_values(
+                index,
+                (&whole.input_assignment, &whole.aux_assignment),
+                (&part.input_assignment, &part.aux_assignment),
+            )?;
+            whole.append_rest(index, &mut part, prefix);
+        }
+        Ok(whole)
+    }
+
+    fn check_part(&self, index: usize, prefix: Prefix) -> Result<(), Groth16Error> {
+        prefix.check_len(
+            index,
+            self.input_assignment.len(),
+            self.aux_assignment.len(),
+            self.num_constraints(),
+        )
+    }
+
+    /// Appends `part`'s inputs, variables and constraints after the prefix; its uses of the
+    /// prefix's variables mark the prefix's densities; its first failure, if it is the
+    /// first of the whole, is named with the part. Its vectors are moved out (and freed a
+    /// page at a time).
+    fn append_rest(&mut self, index: usize, part: &mut Self, prefix: Prefix) {
+        let first_rest_constraint = self.num_constraints();
+        if self.unsatisfied.is_none() {
+            if let Some(Unsatisfied { index: at, name }) = &part.unsatisfied {
+                let at = match at.checked_sub(prefix.constraints) {
+                    Some(in_rest) => first_rest_constraint + in_rest,
+                    None => *at,
+                };
+                self.unsatisfied = Some(Unsatisfied {
+                    index: at,
+                    name: format!("part {index}: {name}"),
+                });
+            }
+        }
+        let inputs = part.input_assignment.len() - prefix.inputs;
+        self.count_small_parts(SmallParts { inputs, aux: 0 });
+        self.input_assignment
+            .extend_from_slice(&part.input_assignment[prefix.inputs..]);
+        or_prefix(
+            &mut self.b_input_density,
+            &part.b_input_density,
+            prefix.inputs,
+        );
+        extend_density(
+            &mut self.b_input_density,
+            &part.b_input_density,
+            prefix.inputs,
+        );
+
+        let before = self.aux_assignment.len().next_multiple_of(64);
+        std::mem::take(&mut part.aux_assignment)
+            .move_tail_into(prefix.aux, &mut self.aux_assignment);
+        let after = self.aux_assignment.len().next_multiple_of(64);
+        self.count_small_parts(SmallParts {
+            inputs: 0,
+            aux: after - before,
+        });
+        for (to, from) in [
+            (&mut self.a_aux_density, &part.a_aux_density),
+            (&mut self.b_aux_density, &part.b_aux_density),
+        ] {
+            or_prefix(to, from, prefix.aux);
+            extend_density(to, from, prefix.aux);
+        }
+        std::mem::take(&mut part.a).move_tail_into(prefix.constraints, &mut self.a);
+        std::mem::take(&mut part.b).move_tail_into(prefix.constraints, &mut self.b);
+    }
+}
 
 #[cfg(test)]
 pub(crate) mod tests;
