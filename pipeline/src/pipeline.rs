@@ -14,7 +14,7 @@ use sluice_backend_cpu::{CpuBackend, CpuBases};
 use sluice_field::{Fr, FrCompatible, G1Affine, G2Affine, G2Projective};
 use sluice_groth16::phases::{b_g2_msm, prove_assignment_with_b_g2, DECODE_BATCH};
 use sluice_groth16::{
-    Capacity, Circuit, ConstraintMatrices, Groth16Error, HostParameters, Proof, ProofReport,
+    Capacity, Circuit, ConstraintMatrices, Fork, Groth16Error, HostParameters, Proof, ProofReport,
     ProverConfig, ProvingAssignment, QueryLengths, ResidentParameters, SynthesisOptions,
     VerifyingKey,
 };
@@ -411,7 +411,40 @@ impl Pipeline {
         C: Circuit<S> + Send + 'static,
         R: RngCore,
     {
-        let count = circuits.len();
+        let jobs = circuits.into_iter().map(|circuit| -> Synthesize {
+            Box::new(move |options| ProvingAssignment::synthesize_with(circuit, options))
+        });
+        self.submit_jobs(jobs.collect(), rng)
+    }
+
+    /// [`submit`](Self::submit) for partitions made of independent parts: each is
+    /// synthesized with
+    /// [`ProvingAssignment::synthesize_forked`](sluice_groth16::ProvingAssignment::synthesize_forked),
+    /// its parts on every core (the rayon pool the synthesis workers share), into the same
+    /// assignment as [`Forked`](sluice_groth16::Forked)`(fork)` sequentially.
+    pub fn submit_forked<S, F, R>(
+        &self,
+        forks: Vec<F>,
+        rng: &mut R,
+    ) -> Result<ProofHandle, PipelineError>
+    where
+        S: FrCompatible,
+        F: Fork<S> + Send + 'static,
+        R: RngCore,
+    {
+        let jobs = forks.into_iter().map(|fork| -> Synthesize {
+            Box::new(move |options| ProvingAssignment::synthesize_forked(fork, options))
+        });
+        self.submit_jobs(jobs.collect(), rng)
+    }
+
+    /// Queues one proof's partitions, drawing each one's `r` and `s` from `rng`.
+    fn submit_jobs<R: RngCore>(
+        &self,
+        partitions: Vec<Synthesize>,
+        rng: &mut R,
+    ) -> Result<ProofHandle, PipelineError> {
+        let count = partitions.len();
         let state = Arc::new(ProofState {
             inner: Mutex::new(ProofInner {
                 proofs: vec![None; count],
@@ -422,13 +455,11 @@ impl Pipeline {
             done: Condvar::new(),
         });
         let jobs = self.jobs.as_ref().ok_or(PipelineError::Closed)?;
-        for (index, circuit) in circuits.into_iter().enumerate() {
+        for (index, synthesize) in partitions.into_iter().enumerate() {
             let job = Job {
                 proof: Arc::clone(&state),
                 index,
-                synthesize: Box::new(move |options| {
-                    ProvingAssignment::synthesize_with(circuit, options)
-                }),
+                synthesize,
                 r: Fr::random(&mut *rng),
                 s: Fr::random(&mut *rng),
             };

@@ -119,7 +119,8 @@
 // Circuits.
 pub use sluice_groth16::demo;
 pub use sluice_groth16::{
-    Circuit, ConstraintSystem, Index, LinearCombination, Namespace, SynthesisError, Variable,
+    count_constraints, Circuit, ConstraintSystem, Counts, Fork, Forked, Index, LinearCombination,
+    Namespace, SynthesisError, Variable,
 };
 // Setup.
 pub use sluice_groth16::{
