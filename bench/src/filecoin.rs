@@ -123,6 +123,17 @@ mod stub {
         super::available(kind).and(Err("unreachable".into()))
     }
 
+    pub fn synthesis_forked(
+        kind: CircuitKind,
+        _: u32,
+        _: u64,
+        _: usize,
+        _: usize,
+        _: bool,
+    ) -> Result<Vec<Duration>, String> {
+        super::available(kind).and(Err("unreachable".into()))
+    }
+
     /// See the feature's `c2`.
     pub fn c2<B: ComputeBackend + 'static>(
         _: &dyn Fn() -> Result<B, String>,
@@ -144,8 +155,9 @@ mod real {
     use rand_core::SeedableRng;
     use sluice_backend::ComputeBackend;
     use sluice_field::FrCompatible;
-    use sluice_filecoin::circuits::{self, Instance, PorepCircuit, PostCircuit};
-    use sluice_groth16::{Circuit, Parameters};
+    use sluice_filecoin::circuits::{self, Instance, PorepCircuit, PorepForkCircuit, PostCircuit};
+    use sluice_filecoin::fork::PostFork;
+    use sluice_groth16::{Circuit, Parameters, ProvingAssignment, SynthesisOptions};
 
     use crate::bar;
     use crate::options::{CircuitKind, Options};
@@ -209,6 +221,13 @@ mod real {
         let challenges = units(CircuitKind::Porep, log)?;
         let mut rng = circuit_rng(CircuitKind::Porep, log, seed);
         circuits::porep_with_inputs(challenges, &mut rng).map_err(|e| e.to_string())
+    }
+
+    /// [`porep_instance`] as a fork (the same partition: the same stream makes it).
+    pub fn porep_fork_instance(log: u32, seed: u64) -> Result<Instance<PorepForkCircuit>, String> {
+        let challenges = units(CircuitKind::Porep, log)?;
+        let mut rng = circuit_rng(CircuitKind::Porep, log, seed);
+        circuits::porep_fork_with_inputs(challenges, &mut rng).map_err(|e| e.to_string())
     }
 
     /// The PoSt partition filling 2^log, with its public inputs.
@@ -289,16 +308,33 @@ mod real {
         rng: &mut ChaCha20Rng,
     ) -> Result<(Vec<Duration>, u64, ProofPhases), String> {
         let params = parameters(kind, log, opts.seed)?;
+        let forked = how.1 == ProofMode::Forked;
         match kind {
+            CircuitKind::Porep if forked => {
+                let Instance {
+                    circuit: fork,
+                    inputs,
+                } = porep_fork_instance(log, opts.seed)?;
+                let inputs = blstrs::Scalar::as_fr_slice(&inputs);
+                let whole = fork.circuit().map_err(|e| e.to_string())?;
+                let synthesize =
+                    |o: &SynthesisOptions| ProvingAssignment::synthesize_forked(&fork, o);
+                let row = Some(&synthesize as &crate::ForkedSynthesis<'_>);
+                crate::proof_row_with(backend, whole, params, Some(inputs), how, opts, rng, row)
+            }
             CircuitKind::Porep => {
                 let Instance { circuit, inputs } = porep_instance(log, opts.seed)?;
                 let inputs = blstrs::Scalar::as_fr_slice(&inputs);
-                crate::proof_row_with(backend, circuit, params, Some(inputs), how, opts, rng)
+                crate::proof_row_with(backend, circuit, params, Some(inputs), how, opts, rng, None)
             }
             _ => {
                 let Instance { circuit, inputs } = post_instance(log, opts.seed)?;
                 let inputs = blstrs::Scalar::as_fr_slice(&inputs);
-                crate::proof_row_with(backend, circuit, params, Some(inputs), how, opts, rng)
+                let fork = PostFork(circuit.clone());
+                let synthesize =
+                    |o: &SynthesisOptions| ProvingAssignment::synthesize_forked(&fork, o);
+                let row = forked.then_some(&synthesize as &crate::ForkedSynthesis<'_>);
+                crate::proof_row_with(backend, circuit, params, Some(inputs), how, opts, rng, row)
             }
         }
     }
@@ -317,6 +353,33 @@ mod real {
                 crate::synthesis::timed(reps, porep_instance(log, seed)?.circuit, matrices)
             }
             _ => crate::synthesis::timed(reps, post_instance(log, seed)?.circuit, matrices),
+        }
+    }
+
+    /// The forked synthesis row of `kind` at 2^log on `threads` threads
+    /// (`synthesis::timed_forked`).
+    pub fn synthesis_forked(
+        kind: CircuitKind,
+        log: u32,
+        seed: u64,
+        reps: usize,
+        threads: usize,
+        matrices: bool,
+    ) -> Result<Vec<Duration>, String> {
+        bar::note(format!("({}) ", describe(kind, log)?));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| e.to_string())?;
+        match kind {
+            CircuitKind::Porep => {
+                let fork = porep_fork_instance(log, seed)?.circuit;
+                crate::synthesis::timed_forked(reps, &fork, matrices, &pool)
+            }
+            _ => {
+                let fork = PostFork(post_instance(log, seed)?.circuit);
+                crate::synthesis::timed_forked(reps, &fork, matrices, &pool)
+            }
         }
     }
 

@@ -236,6 +236,25 @@ fn ladder<B: Profiled + 'static>(
                     rows.push(row(&name, HOST, log, || {
                         host_op(op, circuit, log, opts, false).map(Timings::of)
                     }));
+                    if op == Op::Synthesis && circuit.is_filecoin() {
+                        for threads in synthesis_threads(opts) {
+                            for matrices in
+                                [false, true].into_iter().filter(|&m| !m || opts.matrices)
+                            {
+                                let label = format!(
+                                    "{HOST}{FORKED}{}/{threads}t",
+                                    if matrices { WITH_MATRICES } else { "" }
+                                );
+                                start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
+                                rows.push(row(&name, &label, log, || {
+                                    filecoin::synthesis_forked(
+                                        circuit, log, opts.seed, opts.reps, threads, matrices,
+                                    )
+                                    .map(Timings::of)
+                                }));
+                            }
+                        }
+                    }
                     if opts.matrices && op == Op::Synthesis {
                         let label = format!("{HOST}{WITH_MATRICES}");
                         start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
@@ -267,11 +286,14 @@ fn ladder<B: Profiled + 'static>(
                     rows.push(row(&name, label, log, || {
                         measure(backend, op, circuit, log, opts, false, ProofMode::Plain)
                     }));
-                    let modes = [ProofMode::Matrices, ProofMode::Streamed];
-                    for mode in modes
-                        .into_iter()
-                        .filter(|_| opts.matrices && op == Op::Proof)
-                    {
+                    let modes = [ProofMode::Matrices, ProofMode::Streamed, ProofMode::Forked];
+                    for mode in modes.into_iter().filter(|&mode| {
+                        op == Op::Proof
+                            && match mode {
+                                ProofMode::Forked => circuit.is_filecoin(),
+                                _ => opts.matrices,
+                            }
+                    }) {
                         let label = format!("{label}{}", mode.suffix());
                         start_row(format!("[{done}/{total}] {label} {name} 2^{log} ... "));
                         rows.push(row(&name, &label, log, || {
@@ -316,6 +338,18 @@ const HOST: &str = "host";
 /// matrices (`--matrices`).
 pub(crate) const WITH_MATRICES: &str = "+matrices";
 
+/// The label part of rows whose synthesis is forked: a challenge or sector of a Filecoin
+/// circuit per task, on every core (`ProvingAssignment::synthesize_forked`).
+pub(crate) const FORKED: &str = "+forked";
+
+/// The thread counts of the forked synthesis rows: `--threads`, else every core.
+fn synthesis_threads(opts: &Options) -> Vec<usize> {
+    match opts.threads.is_empty() {
+        false => opts.threads.clone(),
+        true => vec![std::thread::available_parallelism().map_or(1, usize::from)],
+    }
+}
+
 /// How a proof row synthesizes and proves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ProofMode {
@@ -327,6 +361,9 @@ enum ProofMode {
     /// `create_proof_streamed` with the recorded matrices: the witness MSMs during
     /// synthesis (rows `+streamed`).
     Streamed,
+    /// Forked synthesis on every core, then `prove_assignment` (rows `+forked`; Filecoin's
+    /// circuits).
+    Forked,
 }
 
 impl ProofMode {
@@ -335,6 +372,7 @@ impl ProofMode {
             ProofMode::Plain => "",
             ProofMode::Matrices => WITH_MATRICES,
             ProofMode::Streamed => "+streamed",
+            ProofMode::Forked => FORKED,
         }
     }
 }
@@ -629,8 +667,20 @@ fn proof_row<B: Profiled, C: sluice_groth16::Circuit<Fr> + Clone>(
     opts: &Options,
     rng: &mut ChaCha20Rng,
 ) -> Result<(Vec<Duration>, u64, report::ProofPhases), String> {
+    if mode == ProofMode::Forked {
+        return Err("only Filecoin's circuits (--circuit porep|post) are forks".into());
+    }
     let params = benchmark_parameters(circuit.clone(), &mut *rng)?;
-    proof_row_with(backend, circuit, params, None, (uploads, mode), opts, rng)
+    proof_row_with(
+        backend,
+        circuit,
+        params,
+        None,
+        (uploads, mode),
+        opts,
+        rng,
+        None,
+    )
 }
 
 /// A circuit's scalar: sluice's own, or (feature `filecoin`) blstrs' (Filecoin's circuits),
@@ -688,7 +738,9 @@ impl BenchScalar for blstrs::Scalar {
 /// with `params` uploaded per proof or resident ([`with_parameters`]), synthesized and
 /// proved as `mode` says (matrices recorded before the clock): the times, the resident
 /// bytes and the medians of each part. With `inputs` (parameters from a setup), the last
-/// proof must verify against them.
+/// proof must verify against them. `forked` (mode [`ProofMode::Forked`]) synthesizes the
+/// circuit's fork in place of `circuit`.
+#[allow(clippy::too_many_arguments)] // One row's inputs, each named.
 fn proof_row_with<B, S, C, P>(
     backend: &B,
     circuit: C,
@@ -697,6 +749,7 @@ fn proof_row_with<B, S, C, P>(
     (uploads, mode): (bool, ProofMode),
     opts: &Options,
     rng: &mut ChaCha20Rng,
+    forked: Option<&ForkedSynthesis<'_>>,
 ) -> Result<(Vec<Duration>, u64, report::ProofPhases), String>
 where
     B: Profiled,
@@ -707,7 +760,7 @@ where
     let check = inputs.map(|inputs| (prepare_verifying_key(&params.borrow().vk), inputs));
     let mut last = None;
     let matrices = match mode {
-        ProofMode::Plain => None,
+        ProofMode::Plain | ProofMode::Forked => None,
         _ => Some(Arc::new(
             ConstraintMatrices::record(circuit.clone()).map_err(|e| e.to_string())?,
         )),
@@ -733,8 +786,11 @@ where
                 return Ok(());
             }
             let start = Instant::now();
-            let cs = ProvingAssignment::synthesize_with(circuit.clone(), &options)
-                .map_err(|e| e.to_string())?;
+            let cs = match forked {
+                Some(forked) => forked(&options),
+                None => ProvingAssignment::synthesize_with(circuit.clone(), &options),
+            }
+            .map_err(|e| e.to_string())?;
             let synthesis = start.elapsed();
             let (r, s) = (Fr::random(&mut *rng), Fr::random(&mut *rng));
             let (proof, report) = prove_assignment(cs, source, r, s, backend, &Default::default())
@@ -756,6 +812,12 @@ where
     bar::note(format!("({phases}) "));
     Ok((times, resident, phases))
 }
+
+/// A forked synthesis of a row's circuit (`ProvingAssignment::synthesize_forked` of its
+/// fork), for [`proof_row_with`].
+pub(crate) type ForkedSynthesis<'a> = dyn Fn(&SynthesisOptions) -> Result<ProvingAssignment, sluice_groth16::Groth16Error>
+    + Sync
+    + 'a;
 
 /// What a timed row measured: its times, the backend's peak device bytes where tracked,
 /// and a proof row's parts.

@@ -287,6 +287,11 @@ pub struct Options {
     /// synthesis also `circuit-alone`, the floor of its synthesis).
     #[arg(long)]
     pub matrices: bool,
+    /// Synthesis threads of the forked rows of Filecoin's circuits (`--circuit porep|post`:
+    /// rows `host+forked/<N>t`, a challenge or sector per task), one row per count
+    /// [default: every core].
+    #[arg(long, value_name = "N,..", value_delimiter = ',', value_parser = positive)]
+    pub threads: std::vec::Vec<usize>,
     /// log2 domain size of the demo proof run first (setup, prove, verify), or `off`.
     #[arg(
         long = "demo",

@@ -16,8 +16,8 @@ use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
 use std::sync::Arc;
 
 use sluice_groth16::{
-    Circuit, ConstraintMatrices, ConstraintSystem, Index, LinearCombination, ProvingAssignment,
-    SynthesisError, SynthesisOptions, Variable,
+    Circuit, ConstraintMatrices, ConstraintSystem, Fork, Forked, Index, LinearCombination,
+    ProvingAssignment, SynthesisError, SynthesisOptions, Variable,
 };
 
 use crate::bar;
@@ -78,6 +78,43 @@ pub(crate) fn timed<S: FrCompatible, C: Circuit<S> + Clone>(
         let copy = circuit.clone();
         let start = Instant::now();
         let cs = ProvingAssignment::synthesize_with(copy, &options).map_err(|e| e.to_string())?;
+        let took = start.elapsed();
+        drop(cs);
+        if rep > 0 {
+            times.push(took);
+        }
+    }
+    Ok(times)
+}
+
+/// One warm-up and `reps` timed forked syntheses of `fork` in `pool`
+/// (`ProvingAssignment::synthesize_forked`), with the constraint matrices of
+/// `Forked(fork)` (recorded untimed) where `matrices`.
+#[cfg_attr(not(feature = "filecoin"), allow(dead_code))] // Forks are Filecoin's circuits.
+pub(crate) fn timed_forked<S: FrCompatible, F: Fork<S>>(
+    reps: usize,
+    fork: &F,
+    matrices: bool,
+    pool: &rayon::ThreadPool,
+) -> Result<Vec<Duration>, String> {
+    let options = SynthesisOptions {
+        matrices: match matrices {
+            true => Some(Arc::new(
+                ConstraintMatrices::record(Forked(fork)).map_err(|e| e.to_string())?,
+            )),
+            false => None,
+        },
+        ..SynthesisOptions::default()
+    };
+    let mut times = Vec::with_capacity(reps);
+    for rep in 0..=reps {
+        if rep > 0 {
+            bar::runs(rep - 1, reps);
+        }
+        let start = Instant::now();
+        let cs = pool
+            .install(|| ProvingAssignment::synthesize_forked(fork, &options))
+            .map_err(|e| e.to_string())?;
         let took = start.elapsed();
         drop(cs);
         if rep > 0 {

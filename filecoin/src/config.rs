@@ -45,6 +45,10 @@ pub struct FilecoinConfig {
     /// Whether PoSt and update proofs are checked with filecoin-proofs' verifier before
     /// they are returned (C2 proofs always are, as filecoin-proofs does).
     pub verify: bool,
+    /// Whether PoRep and PoSt partitions are synthesized on every core, a part per
+    /// challenge or sector ([`crate::fork`]); `false` synthesizes each partition on one
+    /// thread, as filecoin-proofs does. The proofs are the same circuits' either way.
+    pub forked_synthesis: bool,
 }
 
 impl Default for FilecoinConfig {
@@ -53,6 +57,7 @@ impl Default for FilecoinConfig {
             pipeline: PipelineConfig::default(),
             generate: GenerateParameters::default(),
             verify: true,
+            forked_synthesis: true,
         }
     }
 }
@@ -62,10 +67,12 @@ impl FilecoinConfig {
     pub const ENV_GENERATE: &'static str = "SLUICE_FILECOIN_GENERATE_PARAMS";
     /// Whether PoSt and update proofs are verified: `0`/`false` or `1`/`true`.
     pub const ENV_VERIFY: &'static str = "SLUICE_FILECOIN_VERIFY";
+    /// Whether partitions are synthesized forked, on every core: `0`/`false` or `1`/`true`.
+    pub const ENV_FORKED: &'static str = "SLUICE_FILECOIN_FORKED_SYNTHESIS";
 
     /// This configuration with operator overrides from the environment: the pipeline's
-    /// ([`PipelineConfig::with_env_overrides`]), [`ENV_GENERATE`](Self::ENV_GENERATE) and
-    /// [`ENV_VERIFY`](Self::ENV_VERIFY). The parameter cache's directory is filecoin-proofs'
+    /// ([`PipelineConfig::with_env_overrides`]), [`ENV_GENERATE`](Self::ENV_GENERATE),
+    /// [`ENV_VERIFY`](Self::ENV_VERIFY) and [`ENV_FORKED`](Self::ENV_FORKED). The parameter cache's directory is filecoin-proofs'
     /// own setting, `FIL_PROOFS_PARAMETER_CACHE`, so that its verifier reads the same files.
     pub fn with_env_overrides(self) -> Result<Self, FilecoinError> {
         self.with_overrides(|name| std::env::var(name).ok())
@@ -93,13 +100,16 @@ impl FilecoinConfig {
                 _ => return Err(bad(Self::ENV_GENERATE, v, "never, test-sizes or always")),
             };
         }
-        if let Some(v) = var(Self::ENV_VERIFY) {
-            self.verify = match v.trim() {
-                "1" | "true" => true,
-                "0" | "false" => false,
-                _ => return Err(bad(Self::ENV_VERIFY, v, "0, 1, true or false")),
-            };
-        }
+        let flag = |name: &'static str, default: bool| match var(name) {
+            None => Ok(default),
+            Some(v) => match v.trim() {
+                "1" | "true" => Ok(true),
+                "0" | "false" => Ok(false),
+                _ => Err(bad(name, v, "0, 1, true or false")),
+            },
+        };
+        self.verify = flag(Self::ENV_VERIFY, self.verify)?;
+        self.forked_synthesis = flag(Self::ENV_FORKED, self.forked_synthesis)?;
         Ok(self)
     }
 }
@@ -115,11 +125,14 @@ mod tests {
             .with_overrides(|n| match n {
                 FilecoinConfig::ENV_GENERATE => Some("never".into()),
                 FilecoinConfig::ENV_VERIFY => Some("0".into()),
+                FilecoinConfig::ENV_FORKED => Some("false".into()),
                 _ => None,
             })
             .unwrap();
         assert_eq!(c.generate, GenerateParameters::Never);
         assert!(!c.verify);
+        assert!(!c.forked_synthesis);
+        assert!(FilecoinConfig::default().forked_synthesis);
         let e = FilecoinConfig::default()
             .with_overrides(|n| (n == FilecoinConfig::ENV_VERIFY).then(|| "maybe".into()))
             .unwrap_err();

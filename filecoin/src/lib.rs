@@ -26,6 +26,7 @@ pub mod c1;
 pub mod circuits;
 mod config;
 mod error;
+pub mod fork;
 mod kind;
 mod params;
 mod prover;

@@ -37,10 +37,10 @@ mod porep;
 mod post;
 mod scratch;
 
-pub use count::{constraints, Counts};
 pub use porep::{
-    porep, porep_blank, porep_challenges_for_domain, porep_constraints, porep_public_params,
-    porep_with_inputs, PorepCircuit, PorepTree, POREP_LAYERS, POREP_NODES,
+    porep, porep_blank, porep_challenges_for_domain, porep_constraints, porep_fork_with_inputs,
+    porep_public_params, porep_with_inputs, PorepCircuit, PorepForkCircuit, PorepTree,
+    POREP_LAYERS, POREP_NODES,
 };
 pub use post::{
     post, post_blank, post_constraints, post_public_params, post_sectors_for_domain,

@@ -1,6 +1,8 @@
 //! A PoRep partition: storage-proofs-porep's `StackedCircuit` over a small sector replicated
 //! on the spot, with as many challenges as asked.
 
+use std::sync::Arc;
+
 use filecoin_hashers::poseidon::PoseidonHasher;
 use filecoin_hashers::sha256::Sha256Hasher;
 use filecoin_hashers::{Domain, Hasher};
@@ -20,6 +22,7 @@ use super::count;
 use super::scratch::Scratch;
 use super::Instance;
 use crate::error::FilecoinError;
+use crate::fork::PorepFork;
 
 /// The sector's Merkle tree (tree R and tree C): Poseidon, arity 8, one base tree, as
 /// Filecoin's 2 KiB and 512 MiB sectors have (filecoin-proofs' `SectorShapeBase`).
@@ -27,6 +30,9 @@ pub type PorepTree = filecoin_proofs::SectorShapeBase;
 
 /// A PoRep partition's circuit (tree D is SHA-256, as in every Filecoin sector).
 pub type PorepCircuit = StackedCircuit<PorepTree, Sha256Hasher>;
+
+/// A PoRep partition's circuit as a fork: a part per challenge.
+pub type PorepForkCircuit = PorepFork<PorepTree, Sha256Hasher>;
 
 /// Nodes (32 bytes each) of the replicated sector: 8, as in rust-fil-proofs' own circuit
 /// test. A challenge's cost is its labels' SHA-256 over 37 parents per layer, which does
@@ -104,6 +110,19 @@ pub fn porep_with_inputs<R: RngCore>(
     challenges: usize,
     rng: &mut R,
 ) -> Result<Instance<PorepCircuit>, FilecoinError> {
+    let Instance { circuit, inputs } = porep_fork_with_inputs(challenges, rng)?;
+    Ok(Instance {
+        circuit: circuit.circuit()?,
+        inputs,
+    })
+}
+
+/// [`porep_with_inputs`] as a [`PorepFork`]: a part per challenge, synthesized on every core
+/// by [`ProvingAssignment::synthesize_forked`](sluice::ProvingAssignment::synthesize_forked).
+pub fn porep_fork_with_inputs<R: RngCore>(
+    challenges: usize,
+    rng: &mut R,
+) -> Result<Instance<PorepForkCircuit>, FilecoinError> {
     type Drg<'a> = StackedDrg<'a, PorepTree, Sha256Hasher>;
     type PoseidonDomain = <PoseidonHasher as Hasher>::Domain;
     let public_params = porep_public_params(challenges)?;
@@ -144,16 +163,15 @@ pub fn porep_with_inputs<R: RngCore>(
     let proofs = Drg::prove_all_partitions(&public_params, &public_inputs, &private_inputs, 1)
         .map_err(failed("PoRep vanilla proofs"))?;
     let proof = proofs
-        .first()
+        .into_iter()
+        .next()
         .ok_or_else(|| FilecoinError::Input("no PoRep partition was proved".into()))?;
-    let circuit = <StackedCompound<PorepTree, Sha256Hasher> as CompoundProof<Drg<'_>, _>>::circuit(
-        &public_inputs,
-        (),
+    let fork = PorepFork::new(
+        public_inputs.clone(),
         proof,
-        &public_params,
+        Arc::new(public_params.clone()),
         None,
-    )
-    .map_err(failed("building the PoRep circuit"))?;
+    )?;
     let inputs = <StackedCompound<PorepTree, Sha256Hasher> as CompoundProof<Drg<'_>, _>>::generate_public_inputs(
         &public_inputs,
         &public_params,
@@ -163,7 +181,10 @@ pub fn porep_with_inputs<R: RngCore>(
     // The trees' files are open until here; the circuit owns its witness.
     drop(private_inputs);
     drop(scratch);
-    Ok(Instance { circuit, inputs })
+    Ok(Instance {
+        circuit: fork,
+        inputs,
+    })
 }
 
 /// The constraints (sluice's count, input constraints included) of a partition of
@@ -182,16 +203,16 @@ pub fn porep_challenges_for_domain(log2: u32) -> usize {
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
-    use super::count::Counts;
     use super::*;
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
     use sluice::FrCompatible;
+    use sluice::{count_constraints, Counts};
 
     /// Counts a blank partition of `challenges` challenges (its gadget code runs, about a
     /// second per million constraints).
     fn count_blank(challenges: usize) -> Counts {
-        count::constraints(porep_blank(challenges).unwrap()).unwrap()
+        count_constraints(porep_blank(challenges).unwrap()).unwrap()
     }
 
     #[test]

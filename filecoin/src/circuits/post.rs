@@ -14,7 +14,9 @@ use storage_proofs_post::fallback::{
     PublicInputs, PublicParams, PublicSector, SetupParams,
 };
 
-use super::count::{self, Counts};
+use sluice::{count_constraints, Counts};
+
+use super::count;
 use super::scratch::Scratch;
 use super::Instance;
 use crate::error::FilecoinError;
@@ -160,7 +162,7 @@ pub fn post_constraints(
     sectors: usize,
     challenges_per_sector: usize,
 ) -> Result<Counts, FilecoinError> {
-    count::constraints(post_blank(sectors, challenges_per_sector)?).map_err(|e| {
+    count_constraints(post_blank(sectors, challenges_per_sector)?).map_err(|e| {
         FilecoinError::Filecoin {
             what: "counting the PoSt circuit",
             source: e.into(),

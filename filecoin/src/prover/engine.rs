@@ -8,7 +8,9 @@ use std::time::Instant;
 use rand_core::OsRng;
 use sluice::backend::MemoryKind;
 use sluice::pipeline::DeviceGate;
-use sluice::{Circuit, ComputeBackend, CpuBackend, Pipeline, PipelineError, Proof};
+use sluice::{
+    Circuit, ComputeBackend, CpuBackend, Fork, Forked, Pipeline, PipelineError, Proof, ProofHandle,
+};
 
 use crate::config::FilecoinConfig;
 use crate::error::FilecoinError;
@@ -157,16 +159,52 @@ impl<B: ComputeBackend + 'static> Prover<B> {
     where
         C: Circuit<blstrs::Scalar> + Send + 'static,
     {
-        let pipeline = self.pipeline(kind)?;
         let count = circuits.len();
+        self.run(kind, count, "", |pipeline| {
+            pipeline.submit(circuits, &mut OsRng)
+        })
+    }
+
+    /// [`prove`](Self::prove) for partitions made of independent parts: synthesized on
+    /// every core ([`Pipeline::submit_forked`]) unless the configuration asks for the
+    /// sequential synthesis, which proves the same circuits ([`Forked`]).
+    pub(crate) fn prove_forked<F>(
+        &self,
+        kind: ProofKind,
+        forks: Vec<F>,
+    ) -> Result<Vec<Proof>, FilecoinError>
+    where
+        F: Fork<blstrs::Scalar> + Send + 'static,
+    {
+        let count = forks.len();
+        match self.config.forked_synthesis {
+            true => self.run(kind, count, ", forked synthesis", |pipeline| {
+                pipeline.submit_forked(forks, &mut OsRng)
+            }),
+            false => self.run(kind, count, "", |pipeline| {
+                let whole: Vec<_> = forks.into_iter().map(Forked).collect();
+                pipeline.submit(whole, &mut OsRng)
+            }),
+        }
+    }
+
+    /// Submits one proof of `count` partitions through `submit` to `kind`'s pipeline and
+    /// waits for it, logging each partition's phases.
+    fn run(
+        &self,
+        kind: ProofKind,
+        count: usize,
+        how: &str,
+        submit: impl FnOnce(&Pipeline) -> Result<ProofHandle, PipelineError>,
+    ) -> Result<Vec<Proof>, FilecoinError> {
+        let pipeline = self.pipeline(kind)?;
         let start = Instant::now();
-        log::info!("{kind}: proving {count} partition(s)");
+        log::info!("{kind}: proving {count} partition(s){how}");
         let proving = |source| FilecoinError::Proving {
             kind: kind.to_string(),
             source,
         };
-        let (proofs, reports) = pipeline
-            .submit(circuits, &mut OsRng)
+        let (proofs, reports) = submit(&pipeline)
             .map_err(proving)?
             .wait()
             .map_err(proving)?;

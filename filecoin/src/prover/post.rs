@@ -13,6 +13,7 @@ use storage_proofs_core::compound_proof::{self, CompoundProof};
 use storage_proofs_post::fallback::{self, FallbackPoStCompound, PublicSector};
 
 use crate::error::FilecoinError;
+use crate::fork::PostFork;
 use crate::kind::ProofKind;
 use crate::prover::engine::{proof_bytes, Prover};
 
@@ -180,12 +181,13 @@ fn post_shaped<Tree: 'static + MerkleTreeTrait>(
                 &public_params.vanilla_params,
                 Some(k),
             )
+            .map(PostFork)
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(FilecoinError::filecoin(
             "building the PoSt partition circuits",
         ))?;
-    let proof = proof_bytes(&prover.prove(kind, circuits)?);
+    let proof = proof_bytes(&prover.prove_forked(kind, circuits)?);
     if prover.config().verify {
         verify(
             &config,

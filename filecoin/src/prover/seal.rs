@@ -1,5 +1,7 @@
 //! PoRep C2: a C1 output's vanilla proofs in, the sector's partition proofs out.
 
+use std::sync::Arc;
+
 use bellperson::groth16::aggregate::AggregateVersion;
 use filecoin_hashers::{Domain, Hasher};
 use filecoin_proofs::constants::{DefaultPieceDomain, DefaultPieceHasher};
@@ -12,6 +14,7 @@ use storage_proofs_core::compound_proof::{self, CompoundProof};
 use storage_proofs_porep::stacked::{self, generate_replica_id, StackedCompound, StackedDrg};
 
 use crate::error::FilecoinError;
+use crate::fork::PorepFork;
 use crate::kind::ProofKind;
 use crate::prover::engine::{proof_bytes, Prover};
 
@@ -125,24 +128,20 @@ fn seal_commit_phase2_shaped<Tree: 'static + MerkleTreeTrait>(
         _,
     >>::setup(&setup)
     .map_err(FilecoinError::filecoin("PoRep public parameters"))?;
-    let circuits = vanilla_proofs
-        .iter()
+    let public_params = Arc::new(public_params.vanilla_params);
+    let forks = vanilla_proofs
+        .into_iter()
         .enumerate()
         .map(|(k, proofs)| {
-            <StackedCompound<Tree, DefaultPieceHasher> as CompoundProof<_, _>>::circuit(
-                &public_inputs,
-                (),
+            PorepFork::new(
+                public_inputs.clone(),
                 proofs,
-                &public_params.vanilla_params,
+                Arc::clone(&public_params),
                 Some(k),
             )
         })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(FilecoinError::filecoin(
-            "building the PoRep partition circuits",
-        ))?;
-    drop(vanilla_proofs);
-    let proofs = prover.prove(kind, circuits)?;
+        .collect::<Result<Vec<_>, _>>()?;
+    let proofs = prover.prove_forked(kind, forks)?;
     let mut proof = proof_bytes(&proofs);
     if config.feature_enabled(ApiFeature::NonInteractivePoRep) {
         proof = filecoin_proofs::aggregate_seal_commit_proofs::<Tree>(

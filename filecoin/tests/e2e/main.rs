@@ -8,5 +8,6 @@ mod support;
 
 mod bytes;
 mod c2;
+mod forks;
 mod post;
 mod update;

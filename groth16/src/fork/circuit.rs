@@ -23,6 +23,24 @@ pub trait Fork<S: FrCompatible>: Sync {
     fn part(&self, index: usize) -> Result<Self::Part, SynthesisError>;
 }
 
+/// A fork by reference: `synthesize_forked(&fork, ..)` and `Forked(&fork)` leave it to be
+/// used again.
+impl<S: FrCompatible, F: Fork<S>> Fork<S> for &F {
+    type Part = F::Part;
+
+    fn parts(&self) -> usize {
+        F::parts(self)
+    }
+
+    fn prefix(&self) -> Result<Self::Part, SynthesisError> {
+        F::prefix(self)
+    }
+
+    fn part(&self, index: usize) -> Result<Self::Part, SynthesisError> {
+        F::part(self, index)
+    }
+}
+
 /// A [`Fork`] as one plain circuit, synthesized part after part in any constraint system:
 /// part 0 as it is, then each later part inside a namespace `part_<i>`, its copy of the
 /// prefix identified with part 0's (the same variables, its constraints not enforced again,

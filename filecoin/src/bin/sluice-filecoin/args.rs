@@ -46,6 +46,10 @@ pub struct Proving {
     /// (C2 proofs always are).
     #[arg(long, global = true)]
     pub verify: bool,
+    /// Synthesize each partition on one thread, as filecoin-proofs does, rather than a
+    /// challenge or sector per core (the same circuits and proofs either way).
+    #[arg(long, global = true)]
+    pub sequential_synthesis: bool,
 }
 
 /// Where to prove.

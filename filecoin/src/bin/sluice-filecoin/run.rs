@@ -83,6 +83,7 @@ fn config(p: &Proving) -> Result<FilecoinConfig> {
         Generate::Always => GenerateParameters::Always,
     };
     c.verify = c.verify || p.verify;
+    c.forked_synthesis = c.forked_synthesis && !p.sequential_synthesis;
     Ok(c)
 }
 
