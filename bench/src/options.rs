@@ -291,7 +291,7 @@ pub struct Options {
     /// rows `host+forked/<N>t`, a challenge or sector per task), one row per count
     /// [default: every core].
     #[arg(long, value_name = "N,..", value_delimiter = ',', value_parser = positive)]
-    pub threads: std::vec::Vec<usize>,
+    pub threads: Vec<usize>,
     /// log2 domain size of the demo proof run first (setup, prove, verify), or `off`.
     #[arg(
         long = "demo",
@@ -551,6 +551,12 @@ mod tests {
         assert_eq!((o.demo_log, o.seed), (None, 7));
         assert_eq!(o.out_dir, PathBuf::from("/tmp/x"));
         assert!(o.matrices);
+        assert!(o.threads.is_empty());
+        assert_eq!(
+            parse(&["--threads", "1,8,16"]).unwrap().threads,
+            vec![1, 8, 16]
+        );
+        assert!(parse(&["--threads", "0"]).is_err());
         assert_eq!(parse(&["--demo", "12"]).unwrap().demo_log, Some(12));
         let o = parse(&[
             "--ops",
