@@ -49,6 +49,11 @@ pub struct FilecoinConfig {
     /// challenge or sector ([`crate::fork`]); `false` synthesizes each partition on one
     /// thread, as filecoin-proofs does. The proofs are the same circuits' either way.
     pub forked_synthesis: bool,
+    /// Whether each kind's constraint matrices are recorded once (or read from the cache,
+    /// `<circuit id>.sluice-matrices`) so partitions synthesize their witness only, a and b
+    /// evaluated from the matrices on every core. The matrices stay in host memory beside
+    /// the kind's pipeline (planned as its fixed memory).
+    pub matrices: bool,
 }
 
 impl Default for FilecoinConfig {
@@ -58,6 +63,7 @@ impl Default for FilecoinConfig {
             generate: GenerateParameters::default(),
             verify: true,
             forked_synthesis: true,
+            matrices: true,
         }
     }
 }
@@ -69,10 +75,13 @@ impl FilecoinConfig {
     pub const ENV_VERIFY: &'static str = "SLUICE_FILECOIN_VERIFY";
     /// Whether partitions are synthesized forked, on every core: `0`/`false` or `1`/`true`.
     pub const ENV_FORKED: &'static str = "SLUICE_FILECOIN_FORKED_SYNTHESIS";
+    /// Whether constraint matrices are used: `0`/`false` or `1`/`true`.
+    pub const ENV_MATRICES: &'static str = "SLUICE_FILECOIN_MATRICES";
 
     /// This configuration with operator overrides from the environment: the pipeline's
     /// ([`PipelineConfig::with_env_overrides`]), [`ENV_GENERATE`](Self::ENV_GENERATE),
-    /// [`ENV_VERIFY`](Self::ENV_VERIFY) and [`ENV_FORKED`](Self::ENV_FORKED). The parameter cache's directory is filecoin-proofs'
+    /// [`ENV_VERIFY`](Self::ENV_VERIFY), [`ENV_FORKED`](Self::ENV_FORKED) and
+    /// [`ENV_MATRICES`](Self::ENV_MATRICES). The parameter cache's directory is filecoin-proofs'
     /// own setting, `FIL_PROOFS_PARAMETER_CACHE`, so that its verifier reads the same files.
     pub fn with_env_overrides(self) -> Result<Self, FilecoinError> {
         self.with_overrides(|name| std::env::var(name).ok())
@@ -110,6 +119,7 @@ impl FilecoinConfig {
         };
         self.verify = flag(Self::ENV_VERIFY, self.verify)?;
         self.forked_synthesis = flag(Self::ENV_FORKED, self.forked_synthesis)?;
+        self.matrices = flag(Self::ENV_MATRICES, self.matrices)?;
         Ok(self)
     }
 }
@@ -126,12 +136,14 @@ mod tests {
                 FilecoinConfig::ENV_GENERATE => Some("never".into()),
                 FilecoinConfig::ENV_VERIFY => Some("0".into()),
                 FilecoinConfig::ENV_FORKED => Some("false".into()),
+                FilecoinConfig::ENV_MATRICES => Some("0".into()),
                 _ => None,
             })
             .unwrap();
         assert_eq!(c.generate, GenerateParameters::Never);
         assert!(!c.verify);
         assert!(!c.forked_synthesis);
+        assert!(!c.matrices);
         assert!(FilecoinConfig::default().forked_synthesis);
         let e = FilecoinConfig::default()
             .with_overrides(|n| (n == FilecoinConfig::ENV_VERIFY).then(|| "maybe".into()))

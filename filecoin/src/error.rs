@@ -52,6 +52,17 @@ pub enum FilecoinError {
         #[source]
         source: Groth16Error,
     },
+    /// A constraint-matrices file in the cache is damaged (delete it: it is recorded again).
+    #[error("{path} is damaged or not the {kind} constraint matrices (delete it to record them again): {source}")]
+    DamagedMatrices {
+        /// The proof kind.
+        kind: String,
+        /// The file.
+        path: PathBuf,
+        /// What the reader refused.
+        #[source]
+        source: Groth16Error,
+    },
     /// The parameter file's verifying key differs from the `.vk` file beside it.
     #[error("the verifying key in {params} differs from {vk}: the cache holds a mismatched pair")]
     MismatchedVerifyingKey {

@@ -3,12 +3,13 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use blstrs::Scalar as Fr;
 use filecoin_proofs::constants::DefaultPieceHasher;
 use filecoin_proofs::{with_shape, MerkleTreeTrait, PoStType, TreeRHasher};
 use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof};
 use rand_core::RngCore;
 use sluice::pipeline::Priority;
-use sluice::Parameters;
+use sluice::{Circuit, ConstraintMatrices, Parameters};
 use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_core::parameter_cache::CacheableParameters;
 use storage_proofs_core::parameter_cache::{
@@ -95,15 +96,33 @@ impl ProofKind {
     ///
     /// The setup runs in variable time in the toxic waste (about 4x faster): these are test
     /// parameters whoever runs the setup can forge proofs for anyway.
-    pub(crate) fn generate_parameters<R: RngCore>(
+    pub(crate) fn generate_parameters(
         self,
-        rng: &mut R,
+        rng: &mut dyn RngCore,
     ) -> Result<Parameters, FilecoinError> {
+        match self.with_blank_circuit(Blank::Setup(rng))? {
+            FromBlank::Parameters(params) => Ok(*params),
+            FromBlank::Matrices(_) => Err(self.blank_mismatch()),
+        }
+    }
+
+    /// Records the constraint matrices of this kind's circuit (from its blank circuit: the
+    /// shape is the same for every proof of the kind).
+    pub(crate) fn record_matrices(self) -> Result<ConstraintMatrices, FilecoinError> {
+        match self.with_blank_circuit(Blank::RecordMatrices)? {
+            FromBlank::Matrices(matrices) => Ok(*matrices),
+            FromBlank::Parameters(_) => Err(self.blank_mismatch()),
+        }
+    }
+
+    /// Does `work` with this kind's blank circuit (no witness), built as filecoin-proofs
+    /// builds it for its setup.
+    fn with_blank_circuit(self, work: Blank<'_>) -> Result<FromBlank, FilecoinError> {
         match self {
-            ProofKind::Seal(p) => with_shape!(u64::from(p.sector_size()), generate_seal, p, rng),
-            ProofKind::Post(p) => with_shape!(u64::from(p.sector_size()), generate_post, p, rng),
+            ProofKind::Seal(p) => with_shape!(u64::from(p.sector_size()), seal_blank, p, work),
+            ProofKind::Post(p) => with_shape!(u64::from(p.sector_size()), post_blank, p, work),
             ProofKind::Update(p) => {
-                with_shape!(u64::from(p.sector_size()), generate_update, p, rng)
+                with_shape!(u64::from(p.sector_size()), update_blank, p, work)
             }
         }
         .map_err(|source| match source {
@@ -113,6 +132,12 @@ impl ProofKind {
                 source,
             },
         })
+    }
+
+    fn blank_mismatch(self) -> FilecoinError {
+        FilecoinError::Input(format!(
+            "{self}: the blank circuit's work returned another result"
+        ))
     }
 }
 
@@ -129,29 +154,57 @@ impl fmt::Display for ProofKind {
     }
 }
 
-/// A setup's failure: building the blank circuit, or the setup itself.
+/// What is done with a kind's blank circuit.
+enum Blank<'a> {
+    /// A single-party setup (variable time: test parameters).
+    Setup(&'a mut dyn RngCore),
+    /// Recording the constraint matrices.
+    RecordMatrices,
+}
+
+/// What [`Blank`] work gives.
+enum FromBlank {
+    Parameters(Box<Parameters>),
+    Matrices(Box<ConstraintMatrices>),
+}
+
+/// A failure with the blank circuit: building it, or the work itself.
 enum Generated {
     Setup(FilecoinError),
     Groth16(sluice::Groth16Error),
 }
 
-fn generate_seal<Tree: 'static + MerkleTreeTrait>(
+/// Does `work` with `blank`.
+fn from_blank<C: Circuit<Fr>>(blank: C, work: Blank<'_>) -> Result<FromBlank, Generated> {
+    match work {
+        Blank::Setup(mut rng) => {
+            sluice::for_blstrs::generate_random_parameters_vartime(blank, &mut rng)
+                .map(|p| FromBlank::Parameters(Box::new(p)))
+        }
+        Blank::RecordMatrices => {
+            ConstraintMatrices::record::<Fr, _>(blank).map(|m| FromBlank::Matrices(Box::new(m)))
+        }
+    }
+    .map_err(Generated::Groth16)
+}
+
+fn seal_blank<Tree: 'static + MerkleTreeTrait>(
     proof: RegisteredSealProof,
-    rng: &mut impl RngCore,
-) -> Result<Parameters, Generated> {
+    work: Blank<'_>,
+) -> Result<FromBlank, Generated> {
     let public_params =
         filecoin_proofs::parameters::public_params::<Tree>(&proof.as_v1_config())
             .map_err(|e| Generated::Setup(FilecoinError::filecoin("PoRep public parameters")(e)))?;
     let blank = <StackedCompound<Tree, DefaultPieceHasher> as CompoundProof<_, _>>::blank_circuit(
         &public_params,
     );
-    sluice::for_blstrs::generate_random_parameters_vartime(blank, rng).map_err(Generated::Groth16)
+    from_blank(blank, work)
 }
 
-fn generate_post<Tree: 'static + MerkleTreeTrait>(
+fn post_blank<Tree: 'static + MerkleTreeTrait>(
     proof: RegisteredPoStProof,
-    rng: &mut impl RngCore,
-) -> Result<Parameters, Generated> {
+    work: Blank<'_>,
+) -> Result<FromBlank, Generated> {
     let config = proof.as_v1_config();
     let public_params = match proof.typ() {
         PoStType::Window => filecoin_proofs::parameters::window_post_public_params::<Tree>(&config),
@@ -161,7 +214,7 @@ fn generate_post<Tree: 'static + MerkleTreeTrait>(
     }
     .map_err(|e| Generated::Setup(FilecoinError::filecoin("PoSt public parameters")(e)))?;
     let blank = <FallbackPoStCompound<Tree> as CompoundProof<_, _>>::blank_circuit(&public_params);
-    sluice::for_blstrs::generate_random_parameters_vartime(blank, rng).map_err(Generated::Groth16)
+    from_blank(blank, work)
 }
 
 fn update_identifier<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
@@ -172,13 +225,13 @@ fn update_identifier<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     <EmptySectorUpdateCompound<Tree> as CacheableParameters<_, _>>::cache_identifier(&public_params)
 }
 
-fn generate_update<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+fn update_blank<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     proof: RegisteredUpdateProof,
-    rng: &mut impl RngCore,
-) -> Result<Parameters, Generated> {
+    work: Blank<'_>,
+) -> Result<FromBlank, Generated> {
     let public_params =
         storage_proofs_update::PublicParams::from_sector_size(u64::from(proof.sector_size()));
     let blank =
         <EmptySectorUpdateCompound<Tree> as CompoundProof<_, _>>::blank_circuit(&public_params);
-    sluice::for_blstrs::generate_random_parameters_vartime(blank, rng).map_err(Generated::Groth16)
+    from_blank(blank, work)
 }

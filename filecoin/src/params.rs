@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use rand_core::OsRng;
 use sluice::groth16::ParameterInfo;
-use sluice::MappedParameters;
+use sluice::{ConstraintMatrices, MappedParameters};
 
 use crate::error::FilecoinError;
 use crate::kind::ProofKind;
@@ -55,6 +55,50 @@ pub(crate) fn open(
         start.elapsed()
     );
     Ok(params)
+}
+
+/// The constraint matrices of `kind`'s circuit, for witness-only synthesis: read from
+/// `<circuit id>.sluice-matrices` beside its parameters, else recorded from its blank
+/// circuit (one synthesis without a witness) and written there, atomically. A write that
+/// fails is a warning (the matrices are used from memory); a damaged file is an error
+/// naming it.
+pub(crate) fn matrices(kind: ProofKind) -> Result<ConstraintMatrices, FilecoinError> {
+    let path = kind.params_path()?.with_extension("sluice-matrices");
+    let start = Instant::now();
+    if path.exists() {
+        let file = File::open(&path).map_err(|source| FilecoinError::File {
+            path: path.clone(),
+            source,
+        })?;
+        let matrices = ConstraintMatrices::read(io::BufReader::new(file)).map_err(|source| {
+            FilecoinError::DamagedMatrices {
+                kind: kind.to_string(),
+                path: path.clone(),
+                source,
+            }
+        })?;
+        log::info!(
+            "{kind}: constraint matrices read from {} in {:.2?} ({} host bytes)",
+            path.display(),
+            start.elapsed(),
+            matrices.host_bytes()
+        );
+        return Ok(matrices);
+    }
+    let matrices = kind.record_matrices()?;
+    log::info!(
+        "{kind}: constraint matrices recorded in {:.2?} ({} host bytes)",
+        start.elapsed(),
+        matrices.host_bytes()
+    );
+    if let Err(e) = write_atomically(&path, |w| matrices.write(w).map_err(io::Error::from)) {
+        log::warn!(
+            "{kind}: the constraint matrices could not be written to {}: {e}; they are used \
+             from memory and recorded again next time",
+            path.display()
+        );
+    }
+    Ok(matrices)
 }
 
 fn generate(kind: ProofKind, params_path: &Path, vk_path: &Path) -> Result<(), FilecoinError> {

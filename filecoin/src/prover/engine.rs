@@ -118,14 +118,20 @@ impl<B: ComputeBackend + 'static> Prover<B> {
             // Other kinds' parameters already hold part of the device.
             config.device_budget_bytes = Some(budget.saturating_sub(resident_before));
         }
+        let matrices = match self.config.matrices {
+            true => Some(Arc::new(params::matrices(kind)?)),
+            false => None,
+        };
         let start = Instant::now();
-        let pipeline =
-            Pipeline::new(&params, self.backends.clone(), &config).map_err(|source| {
-                FilecoinError::Setup {
-                    kind: kind.to_string(),
-                    source,
-                }
-            })?;
+        let backends = self.backends.clone();
+        let pipeline = match matrices {
+            Some(matrices) => Pipeline::with_matrices(&params, backends, &config, matrices),
+            None => Pipeline::new(&params, backends, &config),
+        }
+        .map_err(|source| FilecoinError::Setup {
+            kind: kind.to_string(),
+            source,
+        })?;
         if let Some(budget) = self.device_budget {
             // The pipeline capped the shared trackers at what was left for it; the cap
             // is the whole budget again, which every kind's parameters count against.

@@ -50,6 +50,10 @@ pub struct Proving {
     /// challenge or sector per core (the same circuits and proofs either way).
     #[arg(long, global = true)]
     pub sequential_synthesis: bool,
+    /// Synthesize full constraints rather than the witness alone with each kind's recorded
+    /// constraint matrices (recorded once, kept in the parameter cache).
+    #[arg(long, global = true)]
+    pub no_matrices: bool,
 }
 
 /// Where to prove.

@@ -84,6 +84,7 @@ fn config(p: &Proving) -> Result<FilecoinConfig> {
     };
     c.verify = c.verify || p.verify;
     c.forked_synthesis = c.forked_synthesis && !p.sequential_synthesis;
+    c.matrices = c.matrices && !p.no_matrices;
     Ok(c)
 }
 
