@@ -63,7 +63,12 @@ pub(crate) fn open(
 /// fails is a warning (the matrices are used from memory); a damaged file is an error
 /// naming it.
 pub(crate) fn matrices(kind: ProofKind) -> Result<ConstraintMatrices, FilecoinError> {
-    let path = kind.params_path()?.with_extension("sluice-matrices");
+    matrices_at(kind, &kind.params_path()?.with_extension("sluice-matrices"))
+}
+
+/// [`matrices`] with the file at `path`.
+fn matrices_at(kind: ProofKind, path: &Path) -> Result<ConstraintMatrices, FilecoinError> {
+    let path = path.to_path_buf();
     let start = Instant::now();
     if path.exists() {
         let file = File::open(&path).map_err(|source| FilecoinError::File {
@@ -202,6 +207,20 @@ fn check_verifying_key(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_damaged_matrices_file_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.sluice-matrices");
+        fs::write(&path, b"not matrices").unwrap();
+        let kind = ProofKind::Seal(filecoin_proofs_api::RegisteredSealProof::StackedDrg2KiBV1_1);
+        match matrices_at(kind, &path) {
+            Err(e @ FilecoinError::DamagedMatrices { .. }) => {
+                assert!(e.to_string().contains("x.sluice-matrices"), "{e}")
+            }
+            other => panic!("expected a damaged-matrices error, got {:?}", other.err()),
+        }
+    }
 
     #[test]
     fn temporary_names_sit_beside_the_file_and_name_the_process() {
