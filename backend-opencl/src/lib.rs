@@ -60,6 +60,7 @@ mod tuning;
 mod util;
 
 use std::ffi::OsString;
+use std::ops::Range;
 use std::sync::Arc;
 
 use sluice_backend::{
@@ -454,6 +455,20 @@ impl ComputeBackend for OpenClBackend {
         buf.each_range(data.len(), len - data.len(), |chunk, at, _, n| {
             ctx.fill_zero_at(&buf.chunks[chunk], at * 8, n * 8)
         })?;
+        Ok(OpenClFrBuffer { data: buf })
+    }
+
+    fn upload_compact_range(
+        &self,
+        name: &str,
+        data: &CompactVec,
+        range: Range<usize>,
+    ) -> Result<OpenClFrBuffer, BackendError> {
+        check_range("upload_compact_range", data.len(), range.start, range.len())?;
+        let ctx = self.primary();
+        let buf = Chunked::alloc(ctx, 0, &self.tracker, name, range.len(), 8)?;
+        self.fr_ops()
+            .write_compact_into(&buf, 0, data, range, true)?;
         Ok(OpenClFrBuffer { data: buf })
     }
 

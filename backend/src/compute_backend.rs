@@ -164,6 +164,21 @@ pub trait ComputeBackend: Send + Sync {
         upload_on_host(self, name, data, len)
     }
 
+    /// A buffer holding values `range` of `data`: how a prover streams a compact witness
+    /// up a chunk at a time. The default decodes the range on the host and uploads it; a
+    /// GPU backend sends the code bytes and expands them on the device.
+    fn upload_compact_range(
+        &self,
+        name: &str,
+        data: &CompactVec,
+        range: std::ops::Range<usize>,
+    ) -> Result<Self::FrBuffer, BackendError> {
+        check_range("upload_compact_range", data.len(), range.start, range.len())?;
+        let mut values = vec![Fr::ZERO; range.len()];
+        data.decode_into(range.start, &mut values);
+        self.upload_fr(name, &values, values.len())
+    }
+
     /// A zero-filled buffer of `len` scalars: [`upload_fr`](Self::upload_fr) of no data by
     /// default.
     fn alloc_fr(&self, name: &str, len: usize) -> Result<Self::FrBuffer, BackendError> {

@@ -83,6 +83,16 @@ impl<B: ComputeBackend> ComputeBackend for Arc<B> {
     }
 
     #[inline]
+    fn upload_compact_range(
+        &self,
+        name: &str,
+        data: &CompactVec,
+        range: std::ops::Range<usize>,
+    ) -> Result<Self::FrBuffer, BackendError> {
+        (**self).upload_compact_range(name, data, range)
+    }
+
+    #[inline]
     fn alloc_fr(&self, name: &str, len: usize) -> Result<Self::FrBuffer, BackendError> {
         (**self).alloc_fr(name, len)
     }

@@ -145,6 +145,34 @@ impl Density {
         Some(k.min(self.len))
     }
 
+    /// Variables `range` as a density of their own (bit `i` of it is bit `range.start + i`
+    /// here), copied a word at a time: how a batched MSM cuts a query's density.
+    ///
+    /// # Panics
+    /// When the range runs past the end.
+    pub fn slice(&self, range: Range<usize>) -> Density {
+        assert!(
+            range.start <= range.end && range.end <= self.len,
+            "density slice {range:?} of {}",
+            self.len
+        );
+        let len = range.end - range.start;
+        let (first, shift) = (range.start / 64, range.start % 64);
+        let word = |i: usize| self.words.get(i).copied().unwrap_or(0);
+        let mut words: Vec<u64> = (0..len.div_ceil(64))
+            .map(|j| match shift {
+                0 => word(first + j),
+                s => word(first + j) >> s | word(first + j + 1) << (64 - s),
+            })
+            .collect();
+        if len % 64 != 0 {
+            if let Some(last) = words.last_mut() {
+                *last &= (1u64 << (len % 64)) - 1;
+            }
+        }
+        Density { words, len }
+    }
+
     /// The used positions in increasing order (word by word: unused runs cost one test per
     /// 64 variables).
     pub fn positions(&self) -> impl Iterator<Item = usize> + '_ {
@@ -254,6 +282,34 @@ impl FromIterator<bool> for Density {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slices_keep_their_bits() {
+        let bits: Vec<bool> = (0..300)
+            .map(|i| i % 7 == 0 || (100..170).contains(&i))
+            .collect();
+        let d: Density = bits.iter().copied().collect();
+        for (a, b) in [
+            (0, 300),
+            (0, 0),
+            (1, 65),
+            (63, 64),
+            (64, 128),
+            (5, 299),
+            (130, 300),
+        ] {
+            let s = d.slice(a..b);
+            assert_eq!(s.len(), b - a, "{a}..{b}");
+            let expect: Vec<bool> = bits[a..b].to_vec();
+            let got: Vec<bool> = (0..b - a).map(|i| s.get(i)).collect();
+            assert_eq!(got, expect, "{a}..{b}");
+            assert_eq!(
+                s.count_ones(),
+                expect.iter().filter(|&&x| x).count(),
+                "{a}..{b}"
+            );
+        }
+    }
 
     #[test]
     fn push_set_get_count() {

@@ -34,6 +34,16 @@ pub enum Groth16Error {
         /// What went wrong.
         reason: String,
     },
+    /// A pass proving several partitions together ([`prove_pass`](crate::phases::prove_pass))
+    /// failed in its shared work (a device fault, a damaged parameter point): every
+    /// partition of the pass fails; the first carries the cause itself, the others this.
+    #[error("the pass of {partitions} partitions this one was proved in failed: {cause}")]
+    PassFailed {
+        /// Partitions in the pass.
+        partitions: usize,
+        /// The cause, as the first partition's error says it.
+        cause: String,
+    },
     /// The parameters were made for a different circuit shape.
     #[error("parameters do not match the circuit: {what} is {params} in the parameters, but the circuit needs {circuit}")]
     ParameterMismatch {

@@ -39,6 +39,8 @@ pub use bellpepper_core::{
 pub use error::Groth16Error;
 pub use fork::{Fork, Forked};
 pub use params::keys::{Parameters, Proof, VerifyingKey};
+pub use params::partly_resident::PartlyResident;
+pub use params::residency::Residency;
 pub use params::source::{
     Bases, EncodedPoints, G1Query, HostParameters, MappedParameters, ParameterInfo,
     ParameterSource, ResidentParameters,
@@ -75,6 +77,7 @@ pub use verifier::{
 pub mod phases {
     pub use crate::prover::h::compute_h;
     pub use crate::prover::msm::{b_g2_msm, DECODE_BATCH};
+    pub use crate::prover::pass::{prove_pass, PassPartition};
     pub use crate::prover::run::prove_assignment_with_b_g2;
     pub use crate::prover::streaming::{compute_h_streaming, compute_h_two_vectors};
 }

@@ -328,6 +328,29 @@ pub fn pointwise<B: ComputeBackend>(backend: &B, sizes: &SuiteSizes, seed: u64) 
         let short = backend.alloc_fr("short", n + 1).unwrap();
         assert!(backend.mul_assign(&mut x, &short).is_err());
         assert!(backend.write_fr(&mut x, n, &[Fr::ONE]).is_err());
+        // Ranges of a compact vector (codes and exceptions) go up as their values.
+        let small: Vec<Fr> = (0..n)
+            .map(|i| match i % 4 {
+                3 => a[i],
+                _ => Fr::from(i as u64 % 3),
+            })
+            .collect();
+        let compact = sluice_backend::CompactVec::from(&small[..]);
+        for range in [0..n, n / 3..n, n / 4..n / 2]
+            .into_iter()
+            .filter(|r| !r.is_empty())
+        {
+            let up = backend
+                .upload_compact_range("range", &compact, range.clone())
+                .unwrap();
+            assert!(
+                download(backend, &up) == small[range.clone()],
+                "upload_compact_range {range:?} n={n} (seed {seed:#x})"
+            );
+        }
+        assert!(backend
+            .upload_compact_range("past", &compact, n / 2..n + 1)
+            .is_err());
     }
 }
 

@@ -16,6 +16,7 @@ use crate::params::encoding::{
     FilePoint, OffsetReader, BATCH,
 };
 use crate::params::keys::{Parameters, VerifyingKey};
+use crate::params::residency::Residency;
 use crate::r1cs::shape::QueryLengths;
 
 /// One of the four G1 queries of the parameters.
@@ -32,6 +33,16 @@ pub enum G1Query {
 }
 
 impl G1Query {
+    /// Whether `residency` keeps this query resident.
+    pub(crate) fn resident_in(self, residency: &Residency) -> bool {
+        match self {
+            G1Query::H => residency.h,
+            G1Query::L => residency.l,
+            G1Query::A => residency.a,
+            G1Query::BG1 => residency.b_g1,
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             G1Query::H => "h",
@@ -102,6 +113,12 @@ pub trait ParameterSource<B: ComputeBackend>: ParameterInfo {
         range: Range<usize>,
     ) -> Result<(Bases<'_, B::Bases<G2Affine>>, usize), Groth16Error> {
         Ok((self.b_g2_bases(backend)?, range.start))
+    }
+
+    /// Which queries stay in the backend across proofs; the others are uploaded for each
+    /// use (by default none stays: parameters on the host).
+    fn residency(&self) -> Residency {
+        Residency::NONE
     }
 }
 
@@ -247,7 +264,7 @@ impl<B: ComputeBackend, H: HostParameters> ParameterSource<B> for H {
 }
 
 /// Points `range` of a G1 query of `source` uploaded to `backend` ([`upload_points`]).
-fn upload_g1<B: ComputeBackend, H: HostParameters + ?Sized>(
+pub(crate) fn upload_g1<B: ComputeBackend, H: HostParameters + ?Sized>(
     source: &H,
     backend: &B,
     query: G1Query,
@@ -260,7 +277,7 @@ fn upload_g1<B: ComputeBackend, H: HostParameters + ?Sized>(
 }
 
 /// Points `range` of `b_g2` of `source` uploaded to `backend` ([`upload_points`]).
-fn upload_b_g2<B: ComputeBackend, H: HostParameters + ?Sized>(
+pub(crate) fn upload_b_g2<B: ComputeBackend, H: HostParameters + ?Sized>(
     source: &H,
     backend: &B,
     range: Range<usize>,
@@ -272,7 +289,7 @@ fn upload_b_g2<B: ComputeBackend, H: HostParameters + ?Sized>(
 }
 
 /// The length of a G1 query.
-fn g1_len(lengths: &QueryLengths, query: G1Query) -> usize {
+pub(crate) fn g1_len(lengths: &QueryLengths, query: G1Query) -> usize {
     match query {
         G1Query::H => lengths.h,
         G1Query::L => lengths.l,
@@ -560,6 +577,9 @@ impl<B: ComputeBackend> ParameterSource<B> for ResidentParameters<B> {
     }
     fn b_g2_bases(&self, _: &B) -> Result<Bases<'_, B::Bases<G2Affine>>, Groth16Error> {
         Ok(Bases::Resident(&self.b_g2))
+    }
+    fn residency(&self) -> Residency {
+        Residency::ALL
     }
 }
 

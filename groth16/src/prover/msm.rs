@@ -86,7 +86,7 @@ pub(crate) fn msm_batched_vartime<'p, T: 'p, G: group::Group>(
         let s1 = (s0 + len).min(n);
         let sub: Option<Cow<'_, Density>> = density.map(|d| match (s0, s1) {
             (0, end) if end == n => Cow::Borrowed(d),
-            _ => Cow::Owned((s0..s1).map(|i| d.get(i)).collect()),
+            _ => Cow::Owned(d.slice(s0..s1)),
         });
         let used = sub.as_deref().map_or(s1 - s0, Density::count_ones);
         if used > 0 {

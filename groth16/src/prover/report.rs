@@ -69,6 +69,13 @@ pub struct ProofReport {
     pub device_baseline_bytes: u64,
     /// Time per part of the proof.
     pub phases: PhaseTimes,
+    /// Partitions proved together with this one in a pass over the parameters
+    /// ([`prove_pass`](crate::phases::prove_pass)), itself included; 1 for a proof alone.
+    /// In a pass, the times and memory peaks are the pass's.
+    pub pass_partitions: usize,
+    /// Bytes of streamed bases (file encodings) a pass uploaded, per partition of it: its
+    /// share of the host-to-device traffic for parameters; 0 outside a pass.
+    pub streamed_bytes: u64,
 }
 
 impl ProofReport {

@@ -20,7 +20,7 @@ use crate::r1cs::shape::{check_shape, ShapeCounts};
 use crate::synthesis::assignment::ProvingAssignment;
 
 /// Checks every count the parameters and the synthesized circuit must agree on.
-fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
+pub(crate) fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
     params: &P,
     cs: &ProvingAssignment,
     n: usize,
@@ -33,6 +33,13 @@ fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
         domain: n,
     };
     check_shape(&params.query_lengths(), params.vk().ic.len(), &counts)
+}
+
+/// Where H left h's coefficients: on the device, or on the host (four-step streaming H,
+/// with the chunk length its MSM batches by).
+pub(crate) enum HCoefficients<B: ComputeBackend> {
+    Device(B::FrBuffer),
+    Host(HostVector, usize),
 }
 
 /// The sums over the witness a proof combines: the L, A, B (G1) and B (G2) MSMs.
@@ -54,6 +61,8 @@ pub(crate) struct ProofRun<'a, B: ComputeBackend, P: ?Sized> {
     started: Instant,
     clock: Instant,
     phase: u64,
+    /// Phases reported as progress.
+    total: u64,
     device_baseline_bytes: u64,
 }
 
@@ -69,6 +78,17 @@ where
         config: &'a ProverConfig,
         log_n: u32,
     ) -> Self {
+        Self::start_with_phases(backend, params, config, log_n, PROOF_PHASES)
+    }
+
+    /// [`start`](Self::start) for work that reports `total` phases as progress.
+    pub(crate) fn start_with_phases(
+        backend: &'a B,
+        params: &'a P,
+        config: &'a ProverConfig,
+        log_n: u32,
+        total: u64,
+    ) -> Self {
         let tracker = backend.tracker();
         let host_tracker = config.host_tracker.as_ref().unwrap_or(tracker);
         tracker.reset_peaks();
@@ -77,7 +97,7 @@ where
             task: Task::Proof,
             what: "",
             done: 0,
-            total: PROOF_PHASES,
+            total,
         });
         ProofRun {
             backend,
@@ -89,6 +109,7 @@ where
             started: Instant::now(),
             clock: Instant::now(),
             phase: 0,
+            total,
             device_baseline_bytes: tracker.current(MemoryKind::Device),
         }
     }
@@ -107,7 +128,7 @@ where
             task: Task::Proof,
             what,
             done: self.phase,
-            total: PROOF_PHASES,
+            total: self.total,
         });
         took
     }
@@ -159,17 +180,16 @@ where
         self.h_from_host(&h, batch)
     }
 
-    /// H: a and b to h's coefficients and h's MSM. Returns h's sum and, where it went up
-    /// while H ran, the witness's device buffer; and whether h was a device vector, so the
-    /// witness may take its place after.
-    pub(crate) fn h_phase(
+    /// H: a and b to h's coefficients, where H leaves them; `aux`, where given, goes up
+    /// beside H's last kernels on a backend that queues work (in-memory H only; `None`
+    /// in the second place otherwise).
+    pub(crate) fn h_coefficients(
         &self,
         a: CompactVec,
         b: CompactVec,
-        aux: &CompactVec,
-    ) -> Result<(G1Projective, Option<B::FrBuffer>, bool), Groth16Error> {
+        aux: Option<&CompactVec>,
+    ) -> Result<(HCoefficients<B>, Option<B::FrBuffer>), Groth16Error> {
         let (backend, n, host) = (self.backend, self.n, self.host_tracker);
-        let h_vector_on_device = self.config.msm_batch_len.is_none();
         match self.config.h_mode {
             HMode::InMemory => {
                 let a = HostInput::compact(host, "a", a)?;
@@ -180,12 +200,11 @@ where
                 // (a release waits for the queue's work) holds the other thread's calls up,
                 // and the upload waited for h's MSM to end. The device holds no more for
                 // it: h's MSM converts h in place instead of copying it.
-                let (h_buf, aux) = compute_h_then(backend, a, b, n, || match h_vector_on_device {
-                    true => upload_witness(backend, aux, n),
-                    false => Ok(None),
+                let (h_buf, aux) = compute_h_then(backend, a, b, n, || match aux {
+                    Some(aux) => upload_witness(backend, aux, n),
+                    None => Ok(None),
                 })?;
-                let aux = aux.flatten();
-                Ok((self.h_on_device(h_buf)?, aux, h_vector_on_device))
+                Ok((HCoefficients::Device(h_buf), aux.flatten()))
             }
             HMode::Streaming {
                 device_budget_bytes,
@@ -199,13 +218,44 @@ where
                 };
                 let (a, b) = (whole(a, "a")?, whole(b, "b")?);
                 if plan.holds_two_vectors() {
-                    let h = self.h_on_device(compute_h_two_vectors(backend, a, b)?)?;
-                    Ok((h, None, h_vector_on_device))
+                    let h = compute_h_two_vectors(backend, a, b)?;
+                    Ok((HCoefficients::Device(h), None))
                 } else {
                     let h = compute_h_streaming(backend, host, a, b, &plan)?;
-                    let batch = Some(self.config.msm_batch_len.unwrap_or(plan.chunk_len()));
-                    Ok((self.h_from_host(&h, batch)?, None, false))
+                    Ok((HCoefficients::Host(h, plan.chunk_len()), None))
                 }
+            }
+        }
+    }
+
+    /// h's coefficients on the host: read back from the device where H left them there.
+    pub(crate) fn h_to_host(&self, h: HCoefficients<B>) -> Result<HostVector, Groth16Error> {
+        match h {
+            HCoefficients::Host(h, _) => Ok(h),
+            HCoefficients::Device(buf) => {
+                let mut h = HostVector::zeroed(self.host_tracker, "h", self.n)?;
+                self.backend.read_fr(&buf, 0, &mut h)?;
+                Ok(h)
+            }
+        }
+    }
+
+    /// H: a and b to h's coefficients and h's MSM. Returns h's sum and, where it went up
+    /// while H ran, the witness's device buffer; and whether h was a device vector, so the
+    /// witness may take its place after.
+    pub(crate) fn h_phase(
+        &self,
+        a: CompactVec,
+        b: CompactVec,
+        aux: &CompactVec,
+    ) -> Result<(G1Projective, Option<B::FrBuffer>, bool), Groth16Error> {
+        let h_vector_on_device = self.config.msm_batch_len.is_none();
+        let beside = h_vector_on_device.then_some(aux);
+        match self.h_coefficients(a, b, beside)? {
+            (HCoefficients::Device(h), aux) => Ok((self.h_on_device(h)?, aux, h_vector_on_device)),
+            (HCoefficients::Host(h, chunk), _) => {
+                let batch = Some(self.config.msm_batch_len.unwrap_or(chunk));
+                Ok((self.h_from_host(&h, batch)?, None, false))
             }
         }
     }
@@ -261,17 +311,35 @@ where
         Ok(WitnessMsms { l, a, b_g1, b_g2 })
     }
 
+    /// The domain size n.
+    pub(crate) fn n(&self) -> usize {
+        self.n
+    }
+
     /// The proof from H and the witness's sums once the device has synchronized (failed
     /// or not, the proof's device buffers are freed before it returns: a backend that
     /// frees them at its queue's drain, OpenCL, does so here), with its report.
     pub(crate) fn finish(
         &self,
         outcome: Result<(G1Projective, WitnessMsms), Groth16Error>,
-        (r, s): (Fr, Fr),
+        blinding: (Fr, Fr),
         phases: PhaseTimes,
     ) -> Result<(Proof, ProofReport), Groth16Error> {
+        let mut proofs = self.finish_pass(outcome.map(|sums| vec![sums]), &[blinding], phases)?;
+        // One sum in, one proof out.
+        Ok(proofs.swap_remove(0))
+    }
+
+    /// [`finish`](Self::finish) for the sums of several partitions, `blinding` their r and
+    /// s in order; each report is the run's.
+    pub(crate) fn finish_pass(
+        &self,
+        outcome: Result<Vec<(G1Projective, WitnessMsms)>, Groth16Error>,
+        blinding: &[(Fr, Fr)],
+        phases: PhaseTimes,
+    ) -> Result<Vec<(Proof, ProofReport)>, Groth16Error> {
         let synchronized = self.backend.synchronize();
-        let (h, msms) = match (outcome, synchronized) {
+        let sums = match (outcome, synchronized) {
             (Ok(done), Ok(())) => done,
             (Err(e), sync) => {
                 if let Err(s) = sync {
@@ -282,14 +350,22 @@ where
             (Ok(_), Err(e)) => return Err(e.into()),
         };
         let report = self.report(phases);
-        let proof = assemble(self.params.vk(), r, s, h, &msms);
+        let proofs = sums
+            .iter()
+            .zip(blinding)
+            .map(|((h, msms), &(r, s))| (assemble(self.params.vk(), r, s, *h, msms), report))
+            .collect();
         log::info!(
-            "proof 2^{}: done in {:.1} ms; device peak {} bytes",
+            "proof 2^{}: {} done in {:.1} ms; device peak {} bytes",
             self.log_n,
+            match sums.len() {
+                1 => "partition".to_owned(),
+                k => format!("{k} partitions"),
+            },
             self.started.elapsed().as_secs_f64() * 1e3,
             report.memory.device_peak
         );
-        Ok((proof, report))
+        Ok(proofs)
     }
 
     /// What the proof held and where its time went.
@@ -302,6 +378,8 @@ where
             host_peak_bytes: self.host_tracker.peak(MemoryKind::Host),
             device_baseline_bytes: self.device_baseline_bytes,
             phases,
+            pass_partitions: 1,
+            streamed_bytes: 0,
         }
     }
 }
@@ -309,7 +387,7 @@ where
 /// The witness as one device buffer for the MSMs over it, which then gather it by density
 /// there (one upload instead of four, no host copy per density); `None` where there is
 /// nothing to upload or more than a domain of it.
-fn upload_witness<B: ComputeBackend>(
+pub(crate) fn upload_witness<B: ComputeBackend>(
     backend: &B,
     aux: &CompactVec,
     n: usize,
@@ -322,7 +400,7 @@ fn upload_witness<B: ComputeBackend>(
 
 /// The proof from its parts, blinded by `r` and `s` with constant-time group operations
 /// (they are secret).
-fn assemble(vk: &VerifyingKey, r: Fr, s: Fr, h: G1Projective, w: &WitnessMsms) -> Proof {
+pub(crate) fn assemble(vk: &VerifyingKey, r: Fr, s: Fr, h: G1Projective, w: &WitnessMsms) -> Proof {
     let g_a = G1Projective::from(vk.alpha_g1) + w.a + G1Projective::from(vk.delta_g1) * r;
     let g_b = G2Projective::from(vk.beta_g2) + w.b_g2 + G2Projective::from(vk.delta_g2) * s;
     // C = s·A + r·B1 - r·s·delta + h + l, with B1 = beta + b_g1 + s·delta, which expands to
@@ -419,4 +497,4 @@ where
 }
 
 /// The phases [`prove_assignment_with_b_g2`] reports ([`Task::Proof`]): H and four MSMs.
-const PROOF_PHASES: u64 = 5;
+pub(crate) const PROOF_PHASES: u64 = 5;

@@ -1,0 +1,517 @@
+//! Several partitions proved over one pass of the parameters ([`prove_pass`]): where
+//! queries stream from the host, each batch of their bases goes up once and serves the
+//! MSMs of every partition in the pass, so the host-to-device traffic per partition falls
+//! with the number of partitions.
+//!
+//! The order: H of each partition (h's coefficients stay on the device for a resident h
+//! query's MSM, else they come back to the host); then h's pass (a batch of h's bases, the
+//! MSM of every partition's h over it); then the witness's pass, a chunk of the
+//! auxiliary assignment at a time: every partition's chunk goes up once (expanded from its
+//! compact form on the device), and each of l, a, b_g1 and b_g2 uploads the bases that
+//! chunk uses and runs every partition's MSM over them. A thread beside the MSMs uploads the
+//! next batch while they run ([`pipelined`]), so the copy engine works during the kernels.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::sync_channel;
+use std::time::{Duration, Instant};
+
+use sluice_backend::{ComputeBackend, Density, HostVector, Scalars};
+use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
+
+use crate::error::Groth16Error;
+use crate::params::keys::Proof;
+use crate::params::residency::Residency;
+use crate::params::source::{Bases, G1Query, ParameterSource};
+use crate::prover::config::ProverConfig;
+use crate::prover::h::h_msm_on_device;
+use crate::prover::msm::{msm_batched_vartime, HostScalars};
+use crate::prover::report::{PhaseTimes, ProofReport};
+use crate::prover::run::{check_sizes, HCoefficients, ProofRun, WitnessMsms};
+use crate::r1cs::domain::domain_size;
+use crate::synthesis::assignment::ProvingAssignment;
+
+/// One partition of a pass: its synthesized assignment, its blinding (secret, uniformly
+/// random, as for [`prove_assignment`](crate::prove_assignment)) and its b_g2 sum where a
+/// scheduler computed it elsewhere.
+pub struct PassPartition {
+    /// The synthesized partition.
+    pub cs: ProvingAssignment,
+    /// The blinding r.
+    pub r: Fr,
+    /// The blinding s.
+    pub s: Fr,
+    /// The B MSM in G2, computed elsewhere; `None`: in the pass.
+    pub b_g2: Option<G2Projective>,
+}
+
+/// Proves `partitions` (of the same parameters) together: each batch of streamed bases is
+/// uploaded once for all of them. `config.msm_batch_len` is the chunk of the witness (and
+/// of h) each upload covers, `None` for whole queries. The proofs are the ones
+/// [`prove_assignment`](crate::prove_assignment) gives for the same r and s, byte for byte.
+///
+/// Returns each partition's proof and report in order. A partition whose own checks fail
+/// (unsatisfied, the wrong shape) fails alone; a failure of the shared work fails all the
+/// others ([`Groth16Error::PassFailed`]). The reports are the pass's: its phase times, its
+/// memory peaks, the partitions in it and the bases bytes it streamed, shared out.
+///
+/// # Security
+/// The MSMs are variable time over the witness, as every prover MSM here; r and s are used
+/// only in the proofs' constant-time assembly.
+pub fn prove_pass<B, P>(
+    partitions: Vec<PassPartition>,
+    params: &P,
+    backend: &B,
+    config: &ProverConfig,
+) -> Vec<Result<(Proof, ProofReport), Groth16Error>>
+where
+    B: ComputeBackend,
+    P: ParameterSource<B> + Sync + ?Sized,
+{
+    let mut results: Vec<Option<Result<(Proof, ProofReport), Groth16Error>>> =
+        (0..partitions.len()).map(|_| None).collect();
+    let mut live = Vec::new();
+    for (i, p) in partitions.into_iter().enumerate() {
+        match check_partition(&p.cs, params) {
+            Ok(log_n) => live.push((i, p, log_n)),
+            Err(e) => results[i] = Some(Err(e)),
+        }
+    }
+    if let Some(&(_, _, log_n)) = live.first() {
+        let count = live.len();
+        let mut run = ProofRun::start_with_phases(backend, params, config, log_n, 2);
+        let streamed = AtomicU64::new(0);
+        let (index, parts): (Vec<usize>, Vec<PassPartition>) =
+            live.into_iter().map(|(i, p, _)| (i, p)).unzip();
+        let blinding: Vec<(Fr, Fr)> = parts.iter().map(|p| (p.r, p.s)).collect();
+        let mut phases = PhaseTimes::default();
+        let outcome = Pass {
+            run: &mut run,
+            streamed: &streamed,
+            residency: params.residency(),
+        }
+        .sums(parts, &mut phases);
+        let outcome = run.finish_pass(outcome, &blinding, phases);
+        let bytes = streamed.load(Ordering::Relaxed) / count as u64;
+        log::info!(
+            "pass of {count} partitions: {} bases bytes streamed ({bytes} a partition)",
+            streamed.load(Ordering::Relaxed)
+        );
+        match outcome {
+            Ok(proofs) => {
+                for (i, (proof, mut report)) in index.into_iter().zip(proofs) {
+                    report.pass_partitions = count;
+                    report.streamed_bytes = bytes;
+                    results[i] = Some(Ok((proof, report)));
+                }
+            }
+            Err(e) => {
+                let cause = e.to_string();
+                let mut first = Some(e);
+                for i in index {
+                    results[i] = Some(Err(first.take().unwrap_or(Groth16Error::PassFailed {
+                        partitions: count,
+                        cause: cause.clone(),
+                    })));
+                }
+            }
+        }
+    }
+    results
+        .into_iter()
+        .map(|r| {
+            r.unwrap_or(Err(Groth16Error::PassFailed {
+                partitions: 0,
+                cause: "the partition was not proved".into(),
+            }))
+        })
+        .collect()
+}
+
+/// A partition's own checks: satisfied, and its shape the parameters'. Returns log2 of its
+/// domain.
+fn check_partition<B, P>(cs: &ProvingAssignment, params: &P) -> Result<u32, Groth16Error>
+where
+    B: ComputeBackend,
+    P: ParameterSource<B> + ?Sized,
+{
+    if let Some(u) = cs.first_unsatisfied() {
+        let (index, name) = (u.index, u.name.clone());
+        return Err(Groth16Error::Unsatisfied { index, name });
+    }
+    let (log_n, n) = domain_size(cs.num_constraints())?;
+    check_sizes(params, cs, n)?;
+    Ok(log_n)
+}
+
+/// A query whose MSMs a pass runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Query {
+    G1(G1Query),
+    BG2,
+}
+
+/// One batch of a pass: a query's bases `bases` (indices into the query), for the
+/// partitions `parts` (positions in the pass), over their scalars `scalars` (indices into
+/// h, or into the auxiliary assignment).
+struct Batch {
+    query: Query,
+    bases: Range<usize>,
+    scalars: Range<usize>,
+    parts: Vec<usize>,
+}
+
+/// What goes up for one step of a pass: a chunk of every partition's witness, or a batch's
+/// bases.
+enum Upload<'p, B: ComputeBackend> {
+    Chunk(Vec<B::FrBuffer>),
+    G1(Bases<'p, B::Bases<G1Affine>>, usize),
+    G2(Bases<'p, B::Bases<G2Affine>>, usize),
+}
+
+/// A step of the witness's pass.
+enum Step {
+    /// The chunk `range` of every partition's auxiliary assignment goes up.
+    Chunk(Range<usize>),
+    /// A batch over the chunk last uploaded.
+    Batch(Batch),
+}
+
+struct Pass<'r, 'a, B: ComputeBackend, P: ?Sized> {
+    run: &'r mut ProofRun<'a, B, P>,
+    streamed: &'r AtomicU64,
+    residency: Residency,
+}
+
+impl<'a, B, P> Pass<'_, 'a, B, P>
+where
+    B: ComputeBackend,
+    P: ParameterSource<B> + Sync + ?Sized,
+{
+    /// Every partition's h sum and witness sums.
+    fn sums(
+        &mut self,
+        mut parts: Vec<PassPartition>,
+        phases: &mut PhaseTimes,
+    ) -> Result<Vec<(G1Projective, WitnessMsms)>, Groth16Error> {
+        let (backend, params) = (self.run.backend, self.run.params);
+        let n = self.run.n();
+        // H of each partition; h's sum at once where its bases are resident and h is on the
+        // device, else h's coefficients on the host for h's pass.
+        let mut h_sums = vec![G1Projective::identity(); parts.len()];
+        let mut h_host: Vec<Option<HostVector>> = Vec::with_capacity(parts.len());
+        for (k, p) in parts.iter_mut().enumerate() {
+            let (a, b) = p.cs.take_ab();
+            match self.run.h_coefficients(a, b, None)?.0 {
+                HCoefficients::Device(h) if self.residency.h => {
+                    h_sums[k] = h_msm_on_device(backend, params, h, n)?;
+                    h_host.push(None);
+                }
+                h => h_host.push(Some(self.run.h_to_host(h)?)),
+            }
+        }
+        self.h_pass(&h_host, &mut h_sums)?;
+        drop(h_host);
+        phases.h = self.run.lap("H");
+
+        let mut times = [Duration::ZERO; 4];
+        let msms = self.witness_pass(&parts, &mut times)?;
+        let [l, a, b_g1, b_g2] = times;
+        self.run.lap("MSMs over the witness");
+        (phases.l, phases.a, phases.b_g1, phases.b_g2) = (l, a, b_g1, b_g2);
+        Ok(h_sums.into_iter().zip(msms).collect())
+    }
+
+    /// The chunk length of a streamed query's batches (whole queries where none is set).
+    fn chunk(&self, len: usize) -> usize {
+        self.run.config.msm_batch_len.unwrap_or(len).max(1)
+    }
+
+    /// h's MSMs of the partitions whose h is on the host, a batch of h's bases at a time.
+    fn h_pass(
+        &self,
+        h_host: &[Option<HostVector>],
+        sums: &mut [G1Projective],
+    ) -> Result<(), Groth16Error> {
+        let parts: Vec<usize> = (0..h_host.len()).filter(|&k| h_host[k].is_some()).collect();
+        if parts.is_empty() {
+            return Ok(());
+        }
+        // The top coefficient of h is zero: n - 1 bases.
+        let len = self.run.n() - 1;
+        let chunk = self.chunk(len);
+        let batches: Vec<Batch> = (0..len)
+            .step_by(chunk)
+            .map(|s0| Batch {
+                query: Query::G1(G1Query::H),
+                bases: s0..(s0 + chunk).min(len),
+                scalars: s0..(s0 + chunk).min(len),
+                parts: parts.clone(),
+            })
+            .collect();
+        let backend = self.run.backend;
+        pipelined(
+            &batches,
+            |batch| self.upload_bases(batch),
+            |batch, up| {
+                let Upload::G1(bases, at) = up else {
+                    return Ok(());
+                };
+                for &k in &batch.parts {
+                    if let Some(h) = &h_host[k] {
+                        let s = Scalars::Host(&h[batch.scalars.clone()]);
+                        sums[k] += backend.msm_vartime(&bases, at, s, None)?;
+                    }
+                }
+                Ok(())
+            },
+        )
+    }
+
+    /// The bases of `batch`, uploaded where its query streams (and counted).
+    fn upload_bases(&self, batch: &Batch) -> Result<Upload<'a, B>, Groth16Error> {
+        let (backend, params) = (self.run.backend, self.run.params);
+        let range = batch.bases.clone();
+        match batch.query {
+            Query::G1(q) => {
+                if !q.resident_in(&self.residency) {
+                    self.streamed
+                        .fetch_add(range.len() as u64 * 96, Ordering::Relaxed);
+                }
+                let (bases, at) = params.g1_bases_range(backend, q, range)?;
+                Ok(Upload::G1(bases, at))
+            }
+            Query::BG2 => {
+                if !self.residency.b_g2 {
+                    self.streamed
+                        .fetch_add(range.len() as u64 * 192, Ordering::Relaxed);
+                }
+                let (bases, at) = params.b_g2_bases_range(backend, range)?;
+                Ok(Upload::G2(bases, at))
+            }
+        }
+    }
+
+    /// The L, A, B (G1) and B (G2) sums of every partition: the inputs' parts apart (a
+    /// few bases each), then the witness's pass.
+    fn witness_pass(
+        &self,
+        parts: &[PassPartition],
+        times: &mut [Duration; 4],
+    ) -> Result<Vec<WitnessMsms>, Groth16Error> {
+        let backend = self.run.backend;
+        let mut sums = Vec::with_capacity(parts.len());
+        for p in parts {
+            let inputs = p.cs.input_assignment();
+            let b_in = Some(p.cs.b_input_density());
+            let count = |q: Query, used: usize| self.count_streamed(q, used);
+            count(Query::G1(G1Query::A), inputs.len());
+            let used = p.cs.b_input_density().count_ones();
+            count(Query::G1(G1Query::BG1), used);
+            let host = |s| HostScalars::Slice(s);
+            let b_g2 = match p.b_g2 {
+                Some(_) => G2Projective::identity(),
+                None => {
+                    count(Query::BG2, used);
+                    msm_batched_vartime(
+                        host(inputs),
+                        b_in,
+                        0,
+                        None,
+                        |r| self.run.params.b_g2_bases_range(backend, r),
+                        |bases: &B::Bases<G2Affine>, at, s: &[Fr], d: Option<&Density>| {
+                            backend.msm_vartime(bases, at, Scalars::Host(s), d)
+                        },
+                    )?
+                }
+            };
+            sums.push(WitnessMsms {
+                l: G1Projective::identity(),
+                a: self.run.g1_host(G1Query::A, 0, host(inputs), None, None)?,
+                b_g1: self
+                    .run
+                    .g1_host(G1Query::BG1, 0, host(inputs), b_in, None)?,
+                b_g2,
+            });
+        }
+        let steps = self.witness_steps(parts);
+        let mut chunk: Vec<B::FrBuffer> = Vec::new();
+        pipelined(
+            &steps,
+            |step| match step {
+                Step::Chunk(range) => {
+                    let up = parts.iter().map(|p| {
+                        backend.upload_compact_range(
+                            "aux chunk",
+                            p.cs.aux_assignment(),
+                            range.clone(),
+                        )
+                    });
+                    Ok(Upload::Chunk(up.collect::<Result<_, _>>()?))
+                }
+                Step::Batch(batch) => self.upload_bases(batch),
+            },
+            |step, up| {
+                let Step::Batch(batch) = step else {
+                    if let Upload::Chunk(up) = up {
+                        chunk = up;
+                    }
+                    return Ok(());
+                };
+                let clock = Instant::now();
+                let from = batch.scalars.clone();
+                for &k in &batch.parts {
+                    let cs = &parts[k].cs;
+                    let scalars = Scalars::Buffer(&chunk[k]);
+                    let density = |d: &Density| Some(d.slice(from.clone()));
+                    let sum = &mut sums[k];
+                    match (&up, batch.query) {
+                        (Upload::G1(bases, at), Query::G1(G1Query::L)) => {
+                            sum.l += backend.msm_vartime(bases, *at, scalars, None)?;
+                        }
+                        (Upload::G1(bases, at), Query::G1(G1Query::A)) => {
+                            let d = density(cs.a_aux_density());
+                            sum.a += backend.msm_vartime(bases, *at, scalars, d.as_ref())?;
+                        }
+                        (Upload::G1(bases, at), Query::G1(G1Query::BG1)) => {
+                            let d = density(cs.b_aux_density());
+                            sum.b_g1 += backend.msm_vartime(bases, *at, scalars, d.as_ref())?;
+                        }
+                        (Upload::G2(bases, at), Query::BG2) => {
+                            let d = density(cs.b_aux_density());
+                            sum.b_g2 += backend.msm_vartime(bases, *at, scalars, d.as_ref())?;
+                        }
+                        _ => {}
+                    }
+                }
+                let slot = match batch.query {
+                    Query::G1(G1Query::L) => 0,
+                    Query::G1(G1Query::A) => 1,
+                    Query::G1(G1Query::BG1) | Query::G1(G1Query::H) => 2,
+                    Query::BG2 => 3,
+                };
+                times[slot] += clock.elapsed();
+                Ok(())
+            },
+        )?;
+        for (sum, p) in sums.iter_mut().zip(parts) {
+            if let Some(b_g2) = p.b_g2 {
+                sum.b_g2 = b_g2;
+            }
+        }
+        Ok(sums)
+    }
+
+    /// Counts `used` bases of query `q` as streamed, unless it is resident.
+    fn count_streamed(&self, q: Query, used: usize) {
+        let (resident, bytes) = match q {
+            Query::G1(q) => (q.resident_in(&self.residency), 96),
+            Query::BG2 => (self.residency.b_g2, 192),
+        };
+        if !resident {
+            self.streamed
+                .fetch_add(used as u64 * bytes, Ordering::Relaxed);
+        }
+    }
+
+    /// The witness's pass in order: per chunk, its upload, then for each query the batches
+    /// of bases that chunk uses: one per distinct range of bases among the partitions (one
+    /// for all of them where their densities agree, as a circuit's do).
+    fn witness_steps(&self, parts: &[PassPartition]) -> Vec<Step> {
+        let Some(first) = parts.first() else {
+            return Vec::new();
+        };
+        let aux = first.cs.aux_assignment().len();
+        let chunk = self.chunk(aux);
+        let queries = [
+            Query::G1(G1Query::L),
+            Query::G1(G1Query::A),
+            Query::G1(G1Query::BG1),
+            Query::BG2,
+        ];
+        // Per query and partition, the next base: after the inputs' ones.
+        let mut next: Vec<Vec<usize>> = queries
+            .iter()
+            .map(|q| {
+                parts
+                    .iter()
+                    .map(|p| match q {
+                        Query::G1(G1Query::L) | Query::G1(G1Query::H) => 0,
+                        Query::G1(G1Query::A) => p.cs.input_assignment().len(),
+                        _ => p.cs.b_input_density().count_ones(),
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut steps = Vec::new();
+        for s0 in (0..aux).step_by(chunk) {
+            let scalars = s0..(s0 + chunk).min(aux);
+            steps.push(Step::Chunk(scalars.clone()));
+            for (qi, &query) in queries.iter().enumerate() {
+                let mut groups: Vec<(Range<usize>, Vec<usize>)> = Vec::new();
+                for (k, p) in parts.iter().enumerate() {
+                    if query == Query::BG2 && p.b_g2.is_some() {
+                        continue;
+                    }
+                    let used = match query {
+                        Query::G1(G1Query::A) => p.cs.a_aux_density().slice(scalars.clone()),
+                        Query::G1(G1Query::BG1) | Query::BG2 => {
+                            p.cs.b_aux_density().slice(scalars.clone())
+                        }
+                        _ => Density::full(scalars.len()),
+                    }
+                    .count_ones();
+                    let bases = next[qi][k]..next[qi][k] + used;
+                    next[qi][k] += used;
+                    if used == 0 {
+                        continue;
+                    }
+                    match groups.iter_mut().find(|(r, _)| *r == bases) {
+                        Some((_, ks)) => ks.push(k),
+                        None => groups.push((bases, vec![k])),
+                    }
+                }
+                steps.extend(groups.into_iter().map(|(bases, parts)| {
+                    Step::Batch(Batch {
+                        query,
+                        bases,
+                        scalars: scalars.clone(),
+                        parts,
+                    })
+                }));
+            }
+        }
+        steps
+    }
+}
+
+/// Runs `consume` over `steps` in order, each with what `upload` made for it on a thread
+/// beside: the upload of the next step runs while the current one is consumed (one step
+/// ahead, so at most three steps' uploads are held). The first error stops both.
+fn pipelined<'s, S: Sync, U: Send>(
+    steps: &'s [S],
+    upload: impl Fn(&'s S) -> Result<U, Groth16Error> + Sync,
+    mut consume: impl FnMut(&'s S, U) -> Result<(), Groth16Error>,
+) -> Result<(), Groth16Error> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = sync_channel::<Result<U, Groth16Error>>(1);
+        let upload = &upload;
+        scope.spawn(move || {
+            for step in steps {
+                let up = upload(step);
+                let failed = up.is_err();
+                if tx.send(up).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        for step in steps {
+            let up = rx.recv().map_err(|_| Groth16Error::PassFailed {
+                partitions: 0,
+                cause: "the uploading thread stopped".into(),
+            })??;
+            consume(step, up)?;
+        }
+        Ok(())
+    })
+}
