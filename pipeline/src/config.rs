@@ -2,8 +2,10 @@
 
 use std::time::Duration;
 
+use sluice_groth16::Residency;
+
 use crate::gate::{DeviceGate, Priority};
-use crate::{HModeChoice, PipelineError};
+use crate::{HModeChoice, PipelineError, ResidencyChoice};
 
 /// How the pipeline runs. Budgets left `None` come from the machine when the pipeline is
 /// built: the host budget from `MemAvailable` in `/proc/meminfo`, each device budget from
@@ -39,6 +41,15 @@ pub struct PipelineConfig {
     pub device_gate: Option<DeviceGate>,
     /// This pipeline's place at a shared [`DeviceGate`].
     pub priority: Priority,
+    /// Which queries of the parameters stay on the devices (by default all where they fit,
+    /// else the largest that do, the others streaming).
+    pub residency: ResidencyChoice,
+    /// Most partitions one pass over streamed parameters proves (`None`: the planner's
+    /// choice from the host budget).
+    pub pass_partitions: Option<usize>,
+    /// Scalars per streamed batch of bases (`None`: the planner's choice from the device
+    /// budget).
+    pub stream_batch_len: Option<usize>,
 }
 
 impl PartialEq for PipelineConfig {
@@ -57,6 +68,9 @@ impl PartialEq for PipelineConfig {
             && self.b_g2 == other.b_g2
             && self.device_wait == other.device_wait
             && self.priority == other.priority
+            && self.residency == other.residency
+            && self.pass_partitions == other.pass_partitions
+            && self.stream_batch_len == other.stream_batch_len
     }
 }
 
@@ -74,6 +88,9 @@ impl Default for PipelineConfig {
             device_wait: Duration::from_secs(60),
             device_gate: None,
             priority: Priority::Normal,
+            residency: ResidencyChoice::Auto,
+            pass_partitions: None,
+            stream_batch_len: None,
         }
     }
 }
@@ -115,11 +132,20 @@ impl PipelineConfig {
     pub const ENV_DEVICE_BUDGET: &'static str = "SLUICE_DEVICE_BUDGET_BYTES";
     /// See [`ENV_WORKERS`](Self::ENV_WORKERS).
     pub const ENV_B_G2: &'static str = "SLUICE_PIPELINE_B_G2";
+    /// See [`ENV_WORKERS`](Self::ENV_WORKERS).
+    pub const ENV_RESIDENCY: &'static str = "SLUICE_PIPELINE_RESIDENCY";
+    /// See [`ENV_WORKERS`](Self::ENV_WORKERS).
+    pub const ENV_PASS_PARTITIONS: &'static str = "SLUICE_PIPELINE_PASS_PARTITIONS";
+    /// See [`ENV_WORKERS`](Self::ENV_WORKERS).
+    pub const ENV_STREAM_BATCH: &'static str = "SLUICE_PIPELINE_STREAM_BATCH";
 
     /// This configuration with operator overrides from the environment, where set:
     /// `SLUICE_PIPELINE_WORKERS` (workers), `SLUICE_HOST_BUDGET_BYTES` and
     /// `SLUICE_DEVICE_BUDGET_BYTES` (budgets, in bytes), `SLUICE_PIPELINE_B_G2` (`auto`,
-    /// `cpu` or `device`: [`G2Placement`]). Typed configuration comes first;
+    /// `cpu` or `device`: [`G2Placement`]), `SLUICE_PIPELINE_RESIDENCY` (`auto`,
+    /// `resident`, `streamed`, or the resident queries comma-separated, e.g. `h,b_g2`:
+    /// [`ResidencyChoice`]), `SLUICE_PIPELINE_PASS_PARTITIONS` and
+    /// `SLUICE_PIPELINE_STREAM_BATCH` (numbers). Typed configuration comes first;
     /// these exist so a deployment can be tuned without a rebuild.
     pub fn with_env_overrides(self) -> Result<Self, PipelineError> {
         self.with_overrides(|name| std::env::var(name).ok())
@@ -147,6 +173,18 @@ impl PipelineConfig {
         if let Some(b) = parse(Self::ENV_DEVICE_BUDGET)? {
             self.device_budget_bytes = Some(b);
         }
+        if let Some(k) = parse(Self::ENV_PASS_PARTITIONS)? {
+            self.pass_partitions = Some(usize::try_from(k).unwrap_or(usize::MAX).max(1));
+        }
+        if let Some(b) = parse(Self::ENV_STREAM_BATCH)? {
+            self.stream_batch_len = Some(usize::try_from(b).unwrap_or(usize::MAX).max(1));
+        }
+        if let Some(v) = var(Self::ENV_RESIDENCY) {
+            self.residency = parse_residency(&v).ok_or(PipelineError::BadOverride {
+                name: Self::ENV_RESIDENCY,
+                value: v,
+            })?;
+        }
         if let Some(v) = var(Self::ENV_B_G2) {
             self.b_g2 = match v.trim().to_ascii_lowercase().as_str() {
                 "auto" => G2Placement::Auto,
@@ -167,6 +205,31 @@ impl PipelineConfig {
     /// the machine's figure leaves for the pipeline.
     pub fn less_headroom(&self, bytes: u64) -> u64 {
         bytes / 100 * u64::from(100 - self.headroom_percent.min(100))
+    }
+}
+
+/// `auto`, `resident`, `streamed`, or resident query names separated by commas (`h`, `l`,
+/// `a`, `b_g1`, `b_g2`); `None` for anything else.
+fn parse_residency(v: &str) -> Option<ResidencyChoice> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "auto" => Some(ResidencyChoice::Auto),
+        "resident" => Some(ResidencyChoice::Resident),
+        "streamed" => Some(ResidencyChoice::Fixed(Residency::NONE)),
+        list => {
+            let mut r = Residency::NONE;
+            for name in list.split(',').map(str::trim) {
+                let flag = match name {
+                    "h" => &mut r.h,
+                    "l" => &mut r.l,
+                    "a" => &mut r.a,
+                    "b_g1" => &mut r.b_g1,
+                    "b_g2" => &mut r.b_g2,
+                    _ => return None,
+                };
+                *flag = true;
+            }
+            Some(ResidencyChoice::Fixed(r))
+        }
     }
 }
 
@@ -223,6 +286,39 @@ mod tests {
         assert_eq!(c.b_g2, G2Placement::Device);
         assert_eq!(c.host_budget_bytes, Some(1000));
         assert_eq!(c.device_budget_bytes, None, "unset stays as typed");
+        let c = base
+            .clone()
+            .with_overrides(env(&[
+                ("SLUICE_PIPELINE_RESIDENCY", "h, b_g2"),
+                ("SLUICE_PIPELINE_PASS_PARTITIONS", "10"),
+                ("SLUICE_PIPELINE_STREAM_BATCH", "65536"),
+            ]))
+            .unwrap();
+        let h_b_g2 = Residency {
+            h: true,
+            b_g2: true,
+            ..Residency::NONE
+        };
+        assert_eq!(c.residency, ResidencyChoice::Fixed(h_b_g2));
+        assert_eq!(
+            (c.pass_partitions, c.stream_batch_len),
+            (Some(10), Some(65536))
+        );
+        for (v, expect) in [
+            ("Streamed", ResidencyChoice::Fixed(Residency::NONE)),
+            ("resident", ResidencyChoice::Resident),
+            ("auto", ResidencyChoice::Auto),
+        ] {
+            assert_eq!(parse_residency(v), Some(expect), "{v}");
+        }
+        assert!(matches!(
+            base.clone()
+                .with_overrides(env(&[("SLUICE_PIPELINE_RESIDENCY", "h,c")])),
+            Err(PipelineError::BadOverride {
+                name: "SLUICE_PIPELINE_RESIDENCY",
+                ..
+            })
+        ));
         assert_eq!(base.clone().with_overrides(env(&[])).unwrap(), base);
         assert!(matches!(
             base.clone()

@@ -52,8 +52,9 @@ pub enum PipelineError {
         /// Bytes one partition holds.
         partition: u64,
     },
-    /// An environment override is not a number.
-    #[error("environment override {name}={value:?} is not a whole number")]
+    /// An environment override is not a value of its kind (a whole number, or one of the
+    /// names its documentation lists).
+    #[error("environment override {name}={value:?} is not a valid value")]
     BadOverride {
         /// The variable.
         name: &'static str,

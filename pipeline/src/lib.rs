@@ -29,4 +29,6 @@ pub use config::{machine_host_available_bytes, G2Placement, PipelineConfig};
 pub use error::PipelineError;
 pub use gate::{DeviceGate, Priority, Turn};
 pub use pipeline::{PartitionReport, Pipeline, PipelineStats, ProofHandle};
-pub use planner::{HModeChoice, MemoryPlan, PartitionFootprint, PlanInput};
+pub use planner::{
+    HModeChoice, MemoryPlan, PartitionFootprint, PlanInput, ResidencyChoice, MAX_PASS_PARTITIONS,
+};

@@ -12,11 +12,13 @@ use rand_core::RngCore;
 use sluice_backend::{Allocation, ComputeBackend, HostBudget, MemoryKind, MemoryTracker};
 use sluice_backend_cpu::{CpuBackend, CpuBases};
 use sluice_field::{Fr, FrCompatible, G1Affine, G2Affine, G2Projective};
-use sluice_groth16::phases::{b_g2_msm, prove_assignment_with_b_g2, DECODE_BATCH};
+use sluice_groth16::phases::{
+    b_g2_msm, prove_assignment_with_b_g2, prove_pass, PassPartition, DECODE_BATCH,
+};
 use sluice_groth16::{
-    Capacity, Circuit, ConstraintMatrices, Fork, Groth16Error, HostParameters, Proof, ProofReport,
-    ProverConfig, ProvingAssignment, QueryLengths, ResidentParameters, SynthesisOptions,
-    VerifyingKey,
+    Capacity, Circuit, ConstraintMatrices, Fork, G1Query, Groth16Error, HostParameters,
+    PartlyResident, Proof, ProofReport, ProverConfig, ProvingAssignment, QueryLengths,
+    ResidentParameters, SynthesisOptions, VerifyingKey,
 };
 
 use crate::budget::{HostPool, PartitionBudget};
@@ -218,17 +220,24 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
-    /// Builds a pipeline: uploads the parameters to every backend (they stay resident
-    /// across proofs), plans memory (see [`MemoryPlan`]), caps each backend's device
-    /// tracker at the device budget, and starts the threads.
+    /// Builds a pipeline: plans memory (see [`MemoryPlan`]), uploads the parameters' queries
+    /// the plan keeps resident to every backend (they stay there across proofs), caps each
+    /// backend's device tracker at the device budget, and starts the threads.
+    ///
+    /// Where every query is resident the pipeline drops its hold on `params` once they are
+    /// uploaded (the host copy goes with the caller's last [`Arc`]); where some stream, it
+    /// reads them from `params` for every pass (a [`MappedParameters`] file keeps that
+    /// cheap on the host).
+    ///
+    /// [`MappedParameters`]: sluice_groth16::MappedParameters
     pub fn new<B, H>(
-        params: &H,
+        params: Arc<H>,
         backends: Vec<B>,
         config: &PipelineConfig,
     ) -> Result<Self, PipelineError>
     where
         B: ComputeBackend + 'static,
-        H: HostParameters + ?Sized,
+        H: HostParameters + Send + Sync + 'static,
     {
         Self::build(params, backends, config, None)
     }
@@ -243,28 +252,28 @@ impl Pipeline {
     /// Returns [`PipelineError::Setup`] when the matrices' counts do not fit the
     /// parameters ([`ConstraintMatrices::check_parameters`]).
     pub fn with_matrices<B, H>(
-        params: &H,
+        params: Arc<H>,
         backends: Vec<B>,
         config: &PipelineConfig,
         matrices: Arc<ConstraintMatrices>,
     ) -> Result<Self, PipelineError>
     where
         B: ComputeBackend + 'static,
-        H: HostParameters + ?Sized,
+        H: HostParameters + Send + Sync + 'static,
     {
         matrices.check_parameters(&params.query_lengths(), params.vk().ic.len())?;
         Self::build(params, backends, config, Some(matrices))
     }
 
     fn build<B, H>(
-        params: &H,
+        params: Arc<H>,
         backends: Vec<B>,
         config: &PipelineConfig,
         matrices: Option<Arc<ConstraintMatrices>>,
     ) -> Result<Self, PipelineError>
     where
         B: ComputeBackend + 'static,
-        H: HostParameters + ?Sized,
+        H: HostParameters + Send + Sync + 'static,
     {
         let Some(first) = backends.first() else {
             return Err(PipelineError::NoDevices);
@@ -285,14 +294,8 @@ impl Pipeline {
                 config.less_headroom(info.free_bytes.unwrap_or(info.total_bytes))
             }
         };
-        let mut resident = Vec::with_capacity(backends.len());
-        let mut params_device_bytes = 0;
-        for backend in &backends {
-            let before = backend.tracker().current(MemoryKind::Device);
-            resident.push(Arc::new(ResidentParameters::upload(params, backend)?));
-            let bytes = backend.tracker().current(MemoryKind::Device) - before;
-            params_device_bytes = params_device_bytes.max(bytes);
-        }
+        let lengths = params.query_lengths();
+        let point_device_bytes = point_device_bytes(first, &*params)?;
         let cpu_g2: Option<CpuG2> = if config.b_g2.on_cpu(first.info().accelerator) {
             let cpu = CpuBackend::new();
             let bases = cpu.upload_bases("b_g2", &params.b_g2_points()?)?;
@@ -311,7 +314,11 @@ impl Pipeline {
             host_budget,
             fixed_host_bytes,
             device_budget,
-            params_device_bytes,
+            query_device_bytes: query_device_bytes(&lengths, point_device_bytes),
+            point_device_bytes,
+            residency: config.residency,
+            pass_partitions: config.pass_partitions,
+            stream_batch_len: config.stream_batch_len,
             devices: backends.len(),
             h_mode: config.h_mode,
             device_memory_is_host,
@@ -323,6 +330,29 @@ impl Pipeline {
             msm_scratch_bytes: msm_scratch_bytes(first, &params.query_lengths(), cpu_g2.is_none()),
         })?;
         log::info!("pipeline plan: {plan:?}");
+        let vk = params.vk().clone();
+        let host: Arc<dyn HostParameters + Send + Sync> = params;
+        let mut device_params = Vec::with_capacity(backends.len());
+        for backend in &backends {
+            let before = backend.tracker().current(MemoryKind::Device);
+            device_params.push(match plan.residency.is_all() {
+                true => DeviceParams::Resident(ResidentParameters::upload(&*host, backend)?),
+                false => DeviceParams::Partly(PartlyResident::upload(
+                    Arc::clone(&host),
+                    backend,
+                    plan.residency,
+                )?),
+            });
+            let bytes = backend.tracker().current(MemoryKind::Device) - before;
+            log::info!(
+                "parameters on {}: {} ({bytes} device bytes, {} planned)",
+                backend.info().name,
+                plan.residency,
+                plan.params_device_bytes
+            );
+        }
+        // Resident everywhere: the host copy is the caller's alone again.
+        drop(host);
         for backend in &backends {
             let t = backend.tracker();
             let limit = t
@@ -335,7 +365,7 @@ impl Pipeline {
             host_budget.saturating_sub(plan.fixed_host_bytes),
             plan.partition_host_bytes,
         );
-        let capacity = Capacity::for_queries(&params.query_lengths());
+        let capacity = Capacity::for_queries(&lengths);
         let held = MemoryTracker::default();
         let stats = Arc::new(Stats {
             started: Instant::now(),
@@ -354,21 +384,23 @@ impl Pipeline {
                 held: held.clone(),
                 capacity,
                 matrices: matrices.clone(),
-                decode_bytes: decode_bytes(&params.query_lengths()),
+                decode_bytes: decode_bytes(&lengths),
                 cpu_g2: cpu_g2.clone(),
             };
             threads.push(spawn(format!("sluice-synth-{w}"), move || worker.run())?);
         }
         drop(ready_tx);
-        for (d, (backend, params)) in backends.into_iter().zip(resident).enumerate() {
+        for (d, (backend, params)) in backends.into_iter().zip(device_params).enumerate() {
             let worker = DeviceWorker {
                 backend,
                 partition_device_bytes: plan.partition_device_bytes,
                 device_wait: config.device_wait,
                 params,
+                pass_partitions: plan.pass_partitions,
                 ready: Arc::clone(&ready_rx),
                 config: ProverConfig {
                     h_mode: plan.h_mode,
+                    msm_batch_len: plan.stream_batch_len,
                     ..ProverConfig::default()
                 },
                 stats: Arc::clone(&stats),
@@ -381,7 +413,7 @@ impl Pipeline {
             jobs: Some(job_tx),
             threads,
             plan,
-            vk: params.vk().clone(),
+            vk,
             domain_size: footprint.domain_size,
             pool,
             held,
@@ -505,6 +537,52 @@ impl Drop for Pipeline {
 /// The host bytes of scalars an MSM over the witness decodes at once (see [`DECODE_BATCH`]).
 fn decode_bytes(lengths: &QueryLengths) -> u64 {
     DECODE_BATCH.min(lengths.l) as u64 * 32
+}
+
+/// Device bytes of one base of each group (G1, G2) on `backend`, measured on an upload of
+/// the first few points of the h and b_g2 queries (the file encodings' sizes where a query
+/// is empty).
+fn point_device_bytes<B: ComputeBackend, H: HostParameters + ?Sized>(
+    backend: &B,
+    params: &H,
+) -> Result<[u64; 2], PipelineError> {
+    const PROBE: usize = 4096;
+    let lengths = params.query_lengths();
+    let tracker = backend.tracker();
+    // The tracker's growth while `upload` holds its bases, per point; freed before the
+    // next probe (a backend that frees at its queue's drain frees at the synchronize).
+    let per_point = |count: usize, upload: &dyn Fn() -> Result<(), PipelineError>| {
+        let before = tracker.current(MemoryKind::Device);
+        upload()?;
+        let bytes = tracker.peak(MemoryKind::Device).max(before) - before;
+        backend.synchronize()?;
+        Ok::<u64, PipelineError>((bytes / count as u64).max(1))
+    };
+    tracker.reset_peaks();
+    let g1 = match lengths.h.min(PROBE) {
+        0 => 96,
+        m => per_point(m, &|| {
+            let points = params.g1_points_range(G1Query::H, 0..m)?;
+            drop(backend.upload_bases("probe", &points)?);
+            Ok(())
+        })?,
+    };
+    tracker.reset_peaks();
+    let g2 = match lengths.b_g2.min(PROBE) {
+        0 => 192,
+        m => per_point(m, &|| {
+            let points = params.b_g2_points_range(0..m)?;
+            drop(backend.upload_bases("probe", &points)?);
+            Ok(())
+        })?,
+    };
+    Ok([g1, g2])
+}
+
+/// Each query's device bytes when resident (h, l, a, b_g1, b_g2), from the bytes of a base.
+fn query_device_bytes(q: &QueryLengths, [g1, g2]: [u64; 2]) -> [u64; 5] {
+    let g1 = |n: usize| n as u64 * g1;
+    [g1(q.h), g1(q.l), g1(q.a), g1(q.b_g1), q.b_g2 as u64 * g2]
 }
 
 /// Whether `backend` computes in host memory (the CPU backend, a CPU OpenCL device, a GPU
@@ -646,13 +724,21 @@ impl SynthesisWorker {
     }
 }
 
+/// A device's parameters: every query resident, or some streamed from the host.
+enum DeviceParams<B: ComputeBackend> {
+    Resident(ResidentParameters<B>),
+    Partly(PartlyResident<B, dyn HostParameters + Send + Sync>),
+}
+
 struct DeviceWorker<B: ComputeBackend> {
     backend: B,
     /// Device bytes one partition's work is planned to take.
     partition_device_bytes: u64,
     /// How long a partition waits for device memory others hold before trying anyway.
     device_wait: Duration,
-    params: Arc<ResidentParameters<B>>,
+    params: DeviceParams<B>,
+    /// Most partitions proved in one pass over streamed parameters.
+    pass_partitions: usize,
     ready: Arc<Mutex<Receiver<Ready>>>,
     config: ProverConfig,
     stats: Arc<Stats>,
@@ -687,59 +773,107 @@ impl<B: ComputeBackend> DeviceWorker<B> {
         }
     }
 
-    fn run(self) {
-        loop {
-            let ready = match lock(&self.ready).recv() {
-                Ok(ready) => ready,
-                Err(_) => return,
-            };
-            if ready.proof.failed() {
-                ready.proof.cancel(ready.index);
-                continue;
+    /// The next partitions to prove: one waited for, and with streamed parameters those
+    /// already waiting beside it, up to a pass's worth; those whose proof failed are
+    /// cancelled. Empty when the pipeline is closing.
+    fn next_partitions(&self) -> Option<Vec<Ready>> {
+        let ready = lock(&self.ready);
+        let first = ready.recv().ok()?;
+        let mut batch = vec![first];
+        if let DeviceParams::Partly(_) = self.params {
+            while batch.len() < self.pass_partitions {
+                match ready.try_recv() {
+                    Ok(next) => batch.push(next),
+                    Err(_) => break,
+                }
             }
+        }
+        drop(ready);
+        batch.retain(|r| match r.proof.failed() {
+            true => {
+                r.proof.cancel(r.index);
+                false
+            }
+            false => true,
+        });
+        Some(batch)
+    }
+
+    fn run(self) {
+        while let Some(batch) = self.next_partitions() {
+            let Some(first) = batch.first() else {
+                continue;
+            };
             let turn = self
                 .gate
                 .as_ref()
                 .map(|(gate, priority)| gate.acquire(self.device, *priority));
-            self.wait_for_device_memory(ready.index);
+            self.wait_for_device_memory(first.index);
             let t = Instant::now();
-            // A tracker of the partition's own measures its host peak exactly.
+            // A tracker of the pass's own measures its host peak exactly.
             let config = ProverConfig {
                 host_tracker: Some(MemoryTracker::default()),
                 ..self.config.clone()
             };
-            let held_host_bytes = ready.held.bytes();
-            // No longer waiting: the budget counts what the proof still holds.
-            drop(ready.held);
-            let result = prove_assignment_with_b_g2(
-                ready.cs,
-                &*self.params,
-                ready.r,
-                ready.s,
-                &self.backend,
-                &config,
-                ready.b_g2,
-            );
+            let mut rest = Vec::with_capacity(batch.len());
+            let mut parts = Vec::with_capacity(batch.len());
+            for ready in batch {
+                let held_host_bytes = ready.held.bytes();
+                // No longer waiting: the budget counts what the proof still holds.
+                drop(ready.held);
+                parts.push(PassPartition {
+                    cs: ready.cs,
+                    r: ready.r,
+                    s: ready.s,
+                    b_g2: ready.b_g2,
+                });
+                rest.push((
+                    ready.proof,
+                    ready.index,
+                    ready.budget,
+                    ready.started,
+                    ready.synthesis,
+                    held_host_bytes,
+                ));
+            }
+            let results = match &self.params {
+                DeviceParams::Resident(params) => parts
+                    .into_iter()
+                    .map(|p| {
+                        prove_assignment_with_b_g2(
+                            p.cs,
+                            params,
+                            p.r,
+                            p.s,
+                            &self.backend,
+                            &config,
+                            p.b_g2,
+                        )
+                    })
+                    .collect(),
+                DeviceParams::Partly(params) => prove_pass(parts, params, &self.backend, &config),
+            };
             *lock(&self.stats.busy[self.device]) += t.elapsed();
             drop(turn);
-            let index = ready.index;
-            let outcome = result
-                .map(|(proof, mut report)| {
-                    // The device worker proves an assignment synthesized elsewhere.
-                    report.phases.synthesis = ready.synthesis;
-                    (
-                        proof,
-                        PartitionReport {
+            for ((proof, index, budget, started, synthesis, held_host_bytes), result) in
+                rest.into_iter().zip(results)
+            {
+                let outcome = result
+                    .map(|(p, mut report)| {
+                        // The device worker proves an assignment synthesized elsewhere.
+                        report.phases.synthesis = synthesis;
+                        let report = PartitionReport {
                             proof: report,
                             held_host_bytes,
-                            latency: ready.started.elapsed(),
-                        },
-                    )
-                })
-                .map_err(|source| PipelineError::Partition { index, source });
-            // Free the partition's bytes before telling the waiter.
-            drop(ready.budget);
-            ready.proof.finish(index, outcome);
+                            latency: started.elapsed(),
+                        };
+                        (p, report)
+                    })
+                    .map_err(|source| PipelineError::Partition { index, source });
+                // Free the partition's bytes before telling the waiter.
+                drop(budget);
+                proof.finish(index, outcome);
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The memory planner: how many partitions fit in the host budget, and how H runs in the
 //! device budget.
 
-use sluice_groth16::{Capacity, HMode, ProvingAssignment, QueryLengths, StreamingPlan};
+use sluice_groth16::{Capacity, HMode, ProvingAssignment, QueryLengths, Residency, StreamingPlan};
 
 use crate::PipelineError;
 
@@ -75,6 +75,20 @@ pub enum HModeChoice {
     },
 }
 
+/// Which queries of the parameters the pipeline keeps on its devices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ResidencyChoice {
+    /// Every query resident where the parameters fit next to a partition's work; where
+    /// they do not, the largest queries that still fit next to a pass's working set stay
+    /// resident and the others stream ([`Residency::fitting`]).
+    #[default]
+    Auto,
+    /// Every query resident (fails to plan when the parameters do not fit).
+    Resident,
+    /// These queries resident, the others streamed.
+    Fixed(Residency),
+}
+
 /// What the planner was given.
 #[derive(Clone, Copy, Debug)]
 pub struct PlanInput {
@@ -88,8 +102,19 @@ pub struct PlanInput {
     pub fixed_host_bytes: u64,
     /// Device budget in bytes, per device.
     pub device_budget: u64,
-    /// Device bytes the resident parameters hold (measured after their upload).
-    pub params_device_bytes: u64,
+    /// Device bytes each query of the parameters holds when resident: h, l, a, b_g1,
+    /// b_g2.
+    pub query_device_bytes: [u64; 5],
+    /// Device bytes of one streamed base: G1, G2.
+    pub point_device_bytes: [u64; 2],
+    /// Which queries stay resident.
+    pub residency: ResidencyChoice,
+    /// Most partitions a pass over streamed parameters proves at once (`None`: as many
+    /// as the host budget lets wait, at most [`MAX_PASS_PARTITIONS`]).
+    pub pass_partitions: Option<usize>,
+    /// Scalars per streamed batch (`None`: the largest power of two whose pass working
+    /// set fits a quarter of the device budget).
+    pub stream_batch_len: Option<usize>,
     /// The number of devices (one partition in device work per device at a time).
     pub devices: usize,
     /// The H mode asked for.
@@ -131,9 +156,25 @@ pub struct MemoryPlan {
     pub fixed_host_bytes: u64,
     /// Device bytes of one partition's work, next to the resident parameters: the larger of
     /// H's working set (in memory, or the streaming budget) and its largest MSM's scratch
-    /// (with h beside it where h stays on the device).
+    /// (with h beside it where h stays on the device); with streamed parameters, also a
+    /// pass's batches.
     pub partition_device_bytes: u64,
+    /// Which queries stay on the devices; the others stream a batch at a time.
+    pub residency: Residency,
+    /// Device bytes of the resident queries.
+    pub params_device_bytes: u64,
+    /// Most partitions proved in one pass over the streamed parameters (1 when every
+    /// query is resident: there is nothing to share).
+    pub pass_partitions: usize,
+    /// Scalars per streamed batch (`None` when every query is resident).
+    pub stream_batch_len: Option<usize>,
 }
+
+/// Most partitions a pass proves at once by default: a 32 GiB PoRep's ten, with room.
+pub const MAX_PASS_PARTITIONS: usize = 16;
+
+/// Smallest streamed batch the planner picks: below it, per-batch overheads dominate.
+const MIN_STREAM_BATCH: usize = 1 << 6;
 
 impl MemoryPlan {
     /// Plans a pipeline; logs (`warn`) when fewer workers fit than were asked for, saying
@@ -142,15 +183,137 @@ impl MemoryPlan {
     /// Errors when not even one partition fits: the parameters exceed the device budget,
     /// the device budget cannot hold the smallest streaming working set, or the host
     /// budget cannot hold one partition.
+    ///
+    /// Where the parameters do not fit next to a partition's work (and
+    /// [`ResidencyChoice::Auto`] lets it), the plan streams: it keeps the largest queries
+    /// that fit resident, sizes the batches and the partitions per pass, and logs the
+    /// choice at info.
     pub fn new(input: &PlanInput) -> Result<Self, PipelineError> {
+        let all: u64 = input.query_device_bytes.iter().sum();
+        match input.residency {
+            ResidencyChoice::Resident => Self::resident(input, all),
+            ResidencyChoice::Fixed(r) if r.is_all() => Self::resident(input, all),
+            ResidencyChoice::Fixed(r) => Self::streamed(input, Some(r)),
+            ResidencyChoice::Auto => match Self::resident(input, all) {
+                Err(
+                    e @ (PipelineError::ParametersDoNotFit { .. }
+                    | PipelineError::DeviceBudgetTooSmall { .. }),
+                ) => {
+                    log::info!("the parameters stream: every query resident does not fit ({e})");
+                    Self::streamed(input, None)
+                }
+                plan => plan,
+            },
+        }
+    }
+
+    /// Every query resident.
+    fn resident(input: &PlanInput, params_device_bytes: u64) -> Result<Self, PipelineError> {
+        let mut plan = Self::with_resident_bytes(input, params_device_bytes, input.h_mode, 0)?;
+        plan.residency = Residency::ALL;
+        Ok(plan)
+    }
+
+    /// Some queries streamed: `fixed`, or the largest that fit next to a pass's working
+    /// set.
+    fn streamed(input: &PlanInput, fixed: Option<Residency>) -> Result<Self, PipelineError> {
         let fp = &input.footprint;
-        let device_left = input
-            .device_budget
-            .checked_sub(input.params_device_bytes)
-            .ok_or(PipelineError::ParametersDoNotFit {
-                params: input.params_device_bytes,
+        let n = fp.domain_size;
+        let vector = fp.vector_bytes();
+        let budget = input.device_budget;
+        let host_left = input
+            .host_budget
+            .saturating_sub(input.fixed_host_bytes + fp.worst_case_host_bytes());
+        // A pass holds each partition's h on the host (a vector each).
+        let host_k = usize::try_from(host_left / vector.max(1) / input.devices.max(1) as u64)
+            .unwrap_or(usize::MAX);
+        let k = input
+            .pass_partitions
+            .unwrap_or(MAX_PASS_PARTITIONS.min(input.asked_workers.max(1)))
+            .min(host_k)
+            .max(1);
+        let point = input.point_device_bytes[0].max(input.point_device_bytes[1]);
+        // Three batches of bases in flight (one in the MSMs, one queued, one going up),
+        // two chunks of every partition's scalars, the MSM scratch of a batch.
+        let pass_bytes = |chunk: usize| {
+            let c = chunk as u64;
+            3 * c * point + 2 * k as u64 * c * 32 + input.msm_scratch_bytes / n as u64 * c
+        };
+        let chunk = match input.stream_batch_len {
+            Some(c) => c.max(1),
+            None => {
+                let mut c = n.next_power_of_two();
+                while c > MIN_STREAM_BATCH && pass_bytes(c) > budget / 4 {
+                    c /= 2;
+                }
+                c
+            }
+        };
+        // H in memory where its four vectors take at most half the budget, else streaming
+        // H in half.
+        let h_mode = match input.h_mode {
+            HModeChoice::Auto if fp.in_memory_device_bytes > budget / 2 => HModeChoice::Streaming {
+                device_budget_bytes: budget / 2,
+            },
+            h => h,
+        };
+        let work = pass_bytes(chunk).max(match h_mode {
+            HModeChoice::Streaming {
+                device_budget_bytes,
+            } => device_budget_bytes,
+            _ => fp
+                .in_memory_device_bytes
+                .max(input.msm_scratch_bytes + vector),
+        });
+        let residency = fixed.unwrap_or_else(|| {
+            Residency::fitting(input.query_device_bytes, budget.saturating_sub(work))
+        });
+        let resident = residency.resident_bytes(input.query_device_bytes);
+        // A streamed query's MSMs run in batches (their scratch is the pass's); only a
+        // resident h's MSM runs whole.
+        let whole_msms = PlanInput {
+            msm_scratch_bytes: match residency.h {
+                true => input.msm_scratch_bytes,
+                false => 0,
+            },
+            ..*input
+        };
+        let extra_host = devices_h_bytes(input, k, vector);
+        let mut plan = Self::with_resident_bytes(&whole_msms, resident, h_mode, extra_host)?;
+        if pass_bytes(chunk) > budget.saturating_sub(resident) {
+            return Err(too_small(
+                "a pass's batches of streamed bases",
+                pass_bytes(chunk),
+                budget.saturating_sub(resident),
+            ));
+        }
+        plan.partition_device_bytes = plan.partition_device_bytes.max(pass_bytes(chunk));
+        plan.residency = residency;
+        plan.pass_partitions = k;
+        plan.stream_batch_len = Some(chunk);
+        log::info!(
+            "streamed parameters: {residency} ({resident} of {} device bytes resident),              batches of {chunk} scalars, up to {k} partitions a pass, H {:?}",
+            input.query_device_bytes.iter().sum::<u64>(),
+            plan.h_mode
+        );
+        Ok(plan)
+    }
+
+    /// The plan with `params_device_bytes` resident, H as `h_mode` asks, and
+    /// `extra_fixed_host` more fixed host bytes.
+    fn with_resident_bytes(
+        input: &PlanInput,
+        params_device_bytes: u64,
+        h_mode: HModeChoice,
+        extra_fixed_host: u64,
+    ) -> Result<Self, PipelineError> {
+        let fp = &input.footprint;
+        let device_left = input.device_budget.checked_sub(params_device_bytes).ok_or(
+            PipelineError::ParametersDoNotFit {
+                params: params_device_bytes,
                 budget: input.device_budget,
-            })?;
+            },
+        )?;
         let streaming = |budget: u64| -> Result<(HMode, Option<StreamingPlan>), PipelineError> {
             let plan = StreamingPlan::new(fp.domain_size, budget).map_err(|source| {
                 PipelineError::DeviceBudgetTooSmall {
@@ -163,7 +326,7 @@ impl MemoryPlan {
             };
             Ok((mode, Some(plan)))
         };
-        let (h_mode, plan) = match input.h_mode {
+        let (h_mode, plan) = match h_mode {
             HModeChoice::Streaming {
                 device_budget_bytes,
             } => streaming(device_budget_bytes.min(device_left))?,
@@ -210,11 +373,12 @@ impl MemoryPlan {
         // A device in host memory draws on the host budget: counting its memory apart
         // would count the same RAM twice.
         let device_in_host = match input.device_memory_is_host {
-            true => input.params_device_bytes + devices * partition_device_bytes,
+            true => params_device_bytes + devices * partition_device_bytes,
             false => 0,
         };
         // Streaming H decodes a and b into whole host vectors on each device's thread.
-        let fixed_host_bytes = input.fixed_host_bytes + streaming_host * devices + device_in_host;
+        let fixed_host_bytes =
+            input.fixed_host_bytes + streaming_host * devices + device_in_host + extra_fixed_host;
         let per = fp.worst_case_host_bytes() + input.partition_extra_host_bytes;
         let fit = input.host_budget.saturating_sub(fixed_host_bytes) / per.max(1);
         if fit == 0 {
@@ -244,8 +408,17 @@ impl MemoryPlan {
             partition_host_bytes: per,
             fixed_host_bytes,
             partition_device_bytes,
+            residency: Residency::ALL,
+            params_device_bytes,
+            pass_partitions: 1,
+            stream_batch_len: None,
         })
     }
+}
+
+/// Host bytes the passes of every device hold for h: `k` vectors each.
+fn devices_h_bytes(input: &PlanInput, k: usize, vector: u64) -> u64 {
+    input.devices as u64 * k as u64 * vector
 }
 
 /// The device budget left next to the parameters (`available`) cannot hold `what`.
@@ -285,7 +458,11 @@ mod tests {
             host_budget: host,
             fixed_host_bytes: 1000,
             device_budget: device,
-            params_device_bytes: 5000,
+            query_device_bytes: [1000; 5],
+            point_device_bytes: [96, 192],
+            residency: ResidencyChoice::Resident,
+            pass_partitions: None,
+            stream_batch_len: None,
             devices: 1,
             h_mode: HModeChoice::Auto,
             device_memory_is_host: false,

@@ -15,6 +15,7 @@ use sluice_groth16::{
     prepare_verifying_key, verify_proof, Circuit, ConstraintSystem, SynthesisError,
 };
 use sluice_pipeline::{Pipeline, PipelineConfig};
+use std::sync::Arc;
 
 /// A partition that exists only over `blstrs::Scalar`.
 struct ScalarPartition(MimcLike<Scalar>);
@@ -38,7 +39,8 @@ fn blstrs_partitions_prove_in_the_pipeline() {
         device_budget_bytes: Some(1 << 30),
         ..PipelineConfig::default()
     };
-    let pipeline = Pipeline::new(&params, vec![CpuBackend::new()], &config).unwrap();
+    let pipeline =
+        Pipeline::new(Arc::new(params.clone()), vec![CpuBackend::new()], &config).unwrap();
     let xs: Vec<Scalar> = (0..3).map(|_| Scalar::random(&mut rng)).collect();
     let partitions = xs
         .iter()

@@ -1,12 +1,14 @@
 //! Faults: a device allocation refused in the middle of a proof (the device tracker's
 //! limit lowered under a running pipeline, at every stage of a partition's device work)
 //! fails that proof with the cause, frees what it held, and the pipeline goes on with the
-//! next proofs. On the CPU backend and on OpenCL (PoCL in CI, where a missing platform
+//! next proofs, in memory, with streaming H, and with every query of the parameters
+//! streamed in passes of several partitions. On the CPU backend and on OpenCL (PoCL in CI, where a missing platform
 //! fails: `SLUICE_REQUIRE_OPENCL=1`).
 
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
 use std::sync::mpsc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use ff::Field;
@@ -20,10 +22,11 @@ use sluice_field::Fr;
 use sluice_groth16::demo::MimcLike;
 use sluice_groth16::{
     generate_random_parameters, prepare_verifying_key, verify_proof, Groth16Error,
-    PreparedVerifyingKey, Proof,
+    PreparedVerifyingKey, Proof, Residency,
 };
 use sluice_pipeline::{
     HModeChoice, PartitionFootprint, Pipeline, PipelineConfig, PipelineError, ProofHandle,
+    ResidencyChoice,
 };
 
 const LOG_N: u32 = 8;
@@ -84,27 +87,40 @@ where
     let streaming = HModeChoice::Streaming {
         device_budget_bytes: 2 * footprint.vector_bytes(),
     };
-    for h_mode in [HModeChoice::InMemory, streaming] {
+    // In memory, streaming H, and every query streamed in passes of up to three.
+    let streamed = ResidencyChoice::Fixed(Residency::NONE);
+    let runs = [
+        (HModeChoice::InMemory, ResidencyChoice::Auto),
+        (streaming, ResidencyChoice::Auto),
+        (HModeChoice::InMemory, streamed),
+    ];
+    for (h_mode, residency) in runs {
         let mut config = PipelineConfig {
             workers: 2,
             host_budget_bytes: Some(1 << 30),
             device_budget_bytes: Some(1 << 30),
             h_mode,
             device_wait: Duration::from_millis(10),
+            residency,
+            stream_batch_len: Some(64),
+            pass_partitions: Some(PARTITIONS),
             ..PipelineConfig::default()
         };
+        let h_mode = format!("{h_mode:?}, {residency:?}");
         // A host budget of exactly two partitions (next to what the plan holds fixed): a
         // reservation a failed proof kept would stall the next proofs, which `wait`
         // reports.
-        let plan = *Pipeline::new(&params, vec![make_backend()], &config)
+        let plan = *Pipeline::new(Arc::new(params.clone()), vec![make_backend()], &config)
             .unwrap()
             .plan();
         config.host_budget_bytes = Some(plan.fixed_host_bytes + 2 * plan.partition_host_bytes);
         let backend = make_backend();
         // Cloned before the backend moves into the pipeline: the same counters.
         let tracker = backend.tracker().clone();
-        let pipeline = Pipeline::new(&params, vec![backend], &config).unwrap();
+        let pipeline = Pipeline::new(Arc::new(params.clone()), vec![backend], &config).unwrap();
         assert_eq!(pipeline.plan().workers, 2, "{:?}", pipeline.plan());
+        let all_resident = residency == ResidencyChoice::Auto;
+        assert_eq!(pipeline.plan().residency.is_all(), all_resident, "{h_mode}");
         // A proof first, so the baseline holds whatever the backend keeps between proofs.
         prove_and_verify(&pipeline, &pvk, &mut rng, seed);
         let baseline = tracker.current(MemoryKind::Device);
@@ -112,7 +128,7 @@ where
         tracker.reset_peaks();
         prove_and_verify(&pipeline, &pvk, &mut rng, seed);
         let work = tracker.peak(MemoryKind::Device) - baseline;
-        assert!(work > 0, "{h_mode:?}: partitions allocate device memory");
+        assert!(work > 0, "{h_mode}: partitions allocate device memory");
 
         // Limits a half vector apart (refusals while a, b and H's vectors are allocated)
         // and at eighths of a partition's device work (in the MSMs, whose scratch
@@ -131,7 +147,7 @@ where
             tracker.set_limit(MemoryKind::Device, Some(cut));
             tracker.reset_peaks();
             let (handle, inputs) = submit(&pipeline, &mut rng);
-            let at = format!("{h_mode:?}, limit {extra} of {work} bytes of work, seed {seed}");
+            let at = format!("{h_mode}, limit {extra} of {work} bytes of work, seed {seed}");
             match wait(handle) {
                 Err(
                     e @ PipelineError::Partition {
@@ -167,11 +183,11 @@ where
             prove_and_verify(&pipeline, &pvk, &mut rng, seed);
         }
         println!(
-            "{h_mode:?}: {failed} of {} limits failed their proof",
+            "{h_mode}: {failed} of {} limits failed their proof",
             cuts.len()
         );
         // Not vacuous: the smaller limits (below a single vector) did refuse.
-        assert!(failed >= 1, "{h_mode:?}: no limit failed a proof");
+        assert!(failed >= 1, "{h_mode}: no limit failed a proof");
         assert_eq!(tracker.current(MemoryKind::Device), baseline);
     }
 }

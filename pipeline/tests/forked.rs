@@ -94,9 +94,9 @@ fn forked_partitions_prove_to_the_bytes_of_whole_ones() {
     let pvk = prepare_verifying_key(&params.vk);
     for with_matrices in [false, true] {
         let pipeline = match with_matrices {
-            false => Pipeline::new(&params, vec![CpuBackend::new()], &config),
+            false => Pipeline::new(Arc::new(params.clone()), vec![CpuBackend::new()], &config),
             true => Pipeline::with_matrices(
-                &params,
+                Arc::new(params.clone()),
                 vec![CpuBackend::new()],
                 &config,
                 Arc::clone(&matrices),

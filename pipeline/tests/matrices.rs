@@ -34,11 +34,12 @@ fn partitions_prove_with_recorded_matrices() {
     let shape = || BitDecomposition::<Fr>::filling_domain(log_n, None);
     let params = generate_random_parameters(shape(), &mut rng).unwrap();
     let matrices = Arc::new(ConstraintMatrices::record(shape()).unwrap());
-    let plain = Pipeline::new(&params, vec![CpuBackend::new()], &config()).unwrap();
+    let plain =
+        Pipeline::new(Arc::new(params.clone()), vec![CpuBackend::new()], &config()).unwrap();
     let plain_fixed = plain.plan().fixed_host_bytes;
     drop(plain);
     let pipeline = Pipeline::with_matrices(
-        &params,
+        Arc::new(params.clone()),
         vec![CpuBackend::new()],
         &config(),
         Arc::clone(&matrices),
@@ -76,7 +77,12 @@ fn matrices_of_another_circuit_are_refused() {
     let other = Arc::new(
         ConstraintMatrices::record(BitDecomposition::<Fr>::filling_domain(8, None)).unwrap(),
     );
-    match Pipeline::with_matrices(&params, vec![CpuBackend::new()], &config(), other) {
+    match Pipeline::with_matrices(
+        Arc::new(params.clone()),
+        vec![CpuBackend::new()],
+        &config(),
+        other,
+    ) {
         Err(PipelineError::Setup(Groth16Error::ParameterMismatch { .. })) => {}
         Err(e) => panic!("seed {seed}: {e}"),
         Ok(_) => panic!("seed {seed}: built"),
@@ -112,9 +118,16 @@ fn rows_evaluated_during_synthesis_give_the_same_proofs() {
             .unwrap();
         proofs.iter().map(|p| p.to_bytes()).collect::<Vec<_>>()
     };
-    let full = prove(Pipeline::new(&params, vec![CpuBackend::new()], &config).unwrap());
+    let full =
+        prove(Pipeline::new(Arc::new(params.clone()), vec![CpuBackend::new()], &config).unwrap());
     let with_matrices = prove(
-        Pipeline::with_matrices(&params, vec![CpuBackend::new()], &config, matrices).unwrap(),
+        Pipeline::with_matrices(
+            Arc::new(params.clone()),
+            vec![CpuBackend::new()],
+            &config,
+            matrices,
+        )
+        .unwrap(),
     );
     assert_eq!(full, with_matrices, "seed {seed}");
 }

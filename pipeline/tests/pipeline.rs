@@ -15,6 +15,7 @@ use sluice_groth16::{
     HMode, Parameters, ResidentParameters, SynthesisError,
 };
 use sluice_pipeline::{G2Placement, HModeChoice, Pipeline, PipelineConfig, PipelineError};
+use std::sync::Arc;
 
 const LOG_N: u32 = 8;
 
@@ -84,9 +85,13 @@ fn stress_small_budgets_many_workers_every_proof_verifies() {
         h_mode: HModeChoice::Auto,
         ..PipelineConfig::default()
     };
-    let trial = *Pipeline::new(&params, vec![CpuBackend::new()], &config(1 << 40))
-        .unwrap()
-        .plan();
+    let trial = *Pipeline::new(
+        Arc::new(params.clone()),
+        vec![CpuBackend::new()],
+        &config(1 << 40),
+    )
+    .unwrap()
+    .plan();
     assert!(
         trial.fixed_host_bytes >= b_g2_bytes(&params) + device_budget,
         "{trial:?}"
@@ -98,7 +103,7 @@ fn stress_small_budgets_many_workers_every_proof_verifies() {
     let tracker = MemoryTracker::default();
     let config = config(host_budget);
     let pipeline = Pipeline::new(
-        &params,
+        Arc::new(params.clone()),
         vec![CpuBackend::with_tracker(tracker.clone())],
         &config,
     )
@@ -163,8 +168,12 @@ fn in_memory_on_two_devices_verifies() {
         b_g2: G2Placement::Device,
         ..PipelineConfig::default()
     };
-    let pipeline =
-        Pipeline::new(&params, vec![CpuBackend::new(), CpuBackend::new()], &config).unwrap();
+    let pipeline = Pipeline::new(
+        Arc::new(params.clone()),
+        vec![CpuBackend::new(), CpuBackend::new()],
+        &config,
+    )
+    .unwrap();
     assert_eq!(pipeline.plan().h_mode, HMode::InMemory);
     let (circuits, inputs) = partitions(8, &mut rng);
     let (proofs, reports) = pipeline.submit(circuits, &mut rng).unwrap().wait().unwrap();
@@ -193,7 +202,8 @@ fn a_failed_partition_fails_its_proof_and_the_pipeline_keeps_serving() {
         device_budget_bytes: Some(1 << 30),
         ..PipelineConfig::default()
     };
-    let pipeline = Pipeline::new(&params, vec![CpuBackend::new()], &config).unwrap();
+    let pipeline =
+        Pipeline::new(Arc::new(params.clone()), vec![CpuBackend::new()], &config).unwrap();
     let (mut bad, _) = partitions(4, &mut rng);
     bad[2] = Part::Fails;
     let (mut panicking, _) = partitions(3, &mut rng);
@@ -232,7 +242,8 @@ fn a_cancelled_proof_stops_and_the_next_one_verifies() {
         device_budget_bytes: Some(1 << 30),
         ..PipelineConfig::default()
     };
-    let pipeline = Pipeline::new(&params, vec![CpuBackend::new()], &config).unwrap();
+    let pipeline =
+        Pipeline::new(Arc::new(params.clone()), vec![CpuBackend::new()], &config).unwrap();
     let (circuits, _) = partitions(6, &mut rng);
     let cancelled = pipeline.submit(circuits, &mut rng).unwrap();
     cancelled.cancel();
@@ -259,7 +270,7 @@ fn a_partition_waits_for_device_memory_held_by_another_user() {
         ..PipelineConfig::default()
     };
     let pipeline = Pipeline::new(
-        &params,
+        Arc::new(params.clone()),
         vec![CpuBackend::with_tracker(tracker.clone())],
         &config,
     )
@@ -294,7 +305,11 @@ fn budgets_that_cannot_hold_one_partition_are_refused() {
         ..base.clone()
     };
     assert!(matches!(
-        Pipeline::new(&params, vec![CpuBackend::new()], &small_host),
+        Pipeline::new(
+            Arc::new(params.clone()),
+            vec![CpuBackend::new()],
+            &small_host
+        ),
         Err(PipelineError::HostBudgetTooSmall { .. })
     ));
     let small_device = PipelineConfig {
@@ -302,11 +317,19 @@ fn budgets_that_cannot_hold_one_partition_are_refused() {
         ..base
     };
     assert!(matches!(
-        Pipeline::new(&params, vec![CpuBackend::new()], &small_device),
+        Pipeline::new(
+            Arc::new(params.clone()),
+            vec![CpuBackend::new()],
+            &small_device
+        ),
         Err(PipelineError::ParametersDoNotFit { .. })
     ));
     assert!(matches!(
-        Pipeline::new::<CpuBackend, _>(&params, vec![], &PipelineConfig::default()),
+        Pipeline::new::<CpuBackend, _>(
+            Arc::new(params.clone()),
+            vec![],
+            &PipelineConfig::default()
+        ),
         Err(PipelineError::NoDevices)
     ));
 }

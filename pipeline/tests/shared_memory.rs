@@ -15,6 +15,7 @@ use sluice_field::Fr;
 use sluice_groth16::demo::BitDecomposition;
 use sluice_groth16::{generate_random_parameters, prepare_verifying_key, verify_proof};
 use sluice_pipeline::{Pipeline, PipelineConfig, PipelineError};
+use std::sync::Arc;
 
 const LOG_N: u32 = 10;
 
@@ -36,7 +37,8 @@ where
     };
     let backend = make_backend();
     let tracker = backend.tracker().clone();
-    let trial_pipeline = Pipeline::new(&params, vec![backend], &config(1 << 40)).unwrap();
+    let trial_pipeline =
+        Pipeline::new(Arc::new(params.clone()), vec![backend], &config(1 << 40)).unwrap();
     let trial = *trial_pipeline.plan();
     let params_bytes = tracker.current(MemoryKind::Device);
     drop(trial_pipeline);
@@ -48,7 +50,11 @@ where
     let without_device = trial.fixed_host_bytes - device_share + trial.partition_host_bytes;
     let double_counting = without_device.max(device_share);
     assert!(double_counting < trial.fixed_host_bytes + trial.partition_host_bytes);
-    match Pipeline::new(&params, vec![make_backend()], &config(double_counting)) {
+    match Pipeline::new(
+        Arc::new(params.clone()),
+        vec![make_backend()],
+        &config(double_counting),
+    ) {
         Err(PipelineError::HostBudgetTooSmall { .. }) => {}
         Err(e) => panic!("seed {seed}: expected HostBudgetTooSmall, got {e}"),
         Ok(p) => panic!(
@@ -59,7 +65,7 @@ where
     let budget = trial.fixed_host_bytes + trial.partition_host_bytes;
     let backend = make_backend();
     let tracker = backend.tracker().clone();
-    let pipeline = Pipeline::new(&params, vec![backend], &config(budget)).unwrap();
+    let pipeline = Pipeline::new(Arc::new(params.clone()), vec![backend], &config(budget)).unwrap();
     let circuits: Vec<_> = (0..3)
         .map(|k| BitDecomposition::<Fr>::filling_domain(LOG_N, Some(seed + k)))
         .collect();

@@ -102,7 +102,8 @@
 //! use sluice::{CpuBackend, Fr, Pipeline, PipelineConfig};
 //!
 //! let params = generate_random_parameters(MimcLike::<Fr>::filling_domain(5, None), &mut OsRng)?;
-//! let pipeline = Pipeline::new(&params, vec![CpuBackend::new()], &PipelineConfig::default())?;
+//! let params = std::sync::Arc::new(params);
+//! let pipeline = Pipeline::new(params, vec![CpuBackend::new()], &PipelineConfig::default())?;
 //! let partitions = (1..=2u64).map(|x| MimcLike::filling_domain(5, Some(Fr::from(x)))).collect();
 //! let (proofs, _reports) = pipeline.submit(partitions, &mut OsRng)?.wait()?;
 //! assert_eq!(proofs.len(), 2);

@@ -109,7 +109,7 @@ impl<B: ComputeBackend + 'static> Prover<B> {
         if let Some(pipeline) = &*slot {
             return Ok(Arc::clone(pipeline));
         }
-        let params = params::open(kind, self.config.generate.allows(kind))?;
+        let params = Arc::new(params::open(kind, self.config.generate.allows(kind))?);
         let mut config = self.config.pipeline.clone();
         config.device_gate = Some(self.gate.clone());
         config.priority = kind.priority();
@@ -125,8 +125,8 @@ impl<B: ComputeBackend + 'static> Prover<B> {
         let start = Instant::now();
         let backends = self.backends.clone();
         let pipeline = match matrices {
-            Some(matrices) => Pipeline::with_matrices(&params, backends, &config, matrices),
-            None => Pipeline::new(&params, backends, &config),
+            Some(matrices) => Pipeline::with_matrices(params, backends, &config, matrices),
+            None => Pipeline::new(params, backends, &config),
         }
         .map_err(|source| FilecoinError::Setup {
             kind: kind.to_string(),

@@ -22,6 +22,7 @@
 //! Every measurement is generic over the backend; only `main` names one.
 //! Benchmark parameters (random points) are used: proofs take real time but do not verify.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ff::Field;
@@ -256,7 +257,8 @@ fn run_pipeline<B: ComputeBackend + 'static>(
             h_mode: HModeChoice::InMemory,
             ..PipelineConfig::default()
         };
-        let pipeline = Pipeline::new(&params, make_all()?, &config).map_err(|e| e.to_string())?;
+        let pipeline = Pipeline::new(Arc::new(params.clone()), make_all()?, &config)
+            .map_err(|e| e.to_string())?;
         let circuits: Vec<_> = (0..o.partitions)
             .map(|i| MimcLike::filling_domain(log, Some(Fr::from(i as u64))))
             .collect();
