@@ -26,8 +26,8 @@ use sluice_backend::ComputeBackend;
 use sluice_field::{Fr, FrCompatible};
 use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
 use sluice_groth16::{
-    generate_benchmark_parameters, Circuit, CircuitShape, ConstraintMatrices, Parameters,
-    ProvingAssignment,
+    generate_benchmark_parameters, Circuit, CircuitShape, ConstraintMatrices, ParameterInfo,
+    Parameters, ProvingAssignment, Residency,
 };
 use sluice_pipeline::{Pipeline, PipelineConfig};
 
@@ -109,54 +109,89 @@ where
     C: Circuit<S> + Send + 'static,
 {
     let e = |e: &dyn std::fmt::Display| e.to_string();
+    let matrices = match opts.matrices {
+        true => {
+            let clock = Instant::now();
+            let matrices = ConstraintMatrices::record(partition(opts.seed)?).map_err(|x| e(&x))?;
+            bar::note(format!(
+                "  matrices recorded (untimed) in {:.1} s: {} terms, {} bytes\n",
+                clock.elapsed().as_secs_f64(),
+                matrices.num_terms(),
+                matrices.host_bytes()
+            ));
+            Some(Arc::new(matrices))
+        }
+        false => None,
+    };
+    // Per device budget, the plain pipeline and, with --matrices, the one with matrices.
+    let jobs: Vec<(String, Option<f64>, Option<Arc<ConstraintMatrices>>)> = opts
+        .c2
+        .device_budget_gib
+        .iter()
+        .flat_map(|&card| {
+            let label = match card {
+                None => label.to_owned(),
+                Some(g) => format!("{label}@{g}GiB"),
+            };
+            let with = matrices.as_ref().map(|m| {
+                (
+                    format!("{label}{}", crate::WITH_MATRICES),
+                    card,
+                    Some(Arc::clone(m)),
+                )
+            });
+            std::iter::once((label, card, None)).chain(with)
+        })
+        .collect();
     let mut params = Some(params);
-    let mut rows = vec![job(
-        make,
-        label,
-        log,
-        circuit,
-        opts,
-        &partition,
-        &mut params,
-        None,
-    )?];
-    if opts.matrices {
-        let clock = Instant::now();
-        let matrices = ConstraintMatrices::record(partition(opts.seed)?).map_err(|x| e(&x))?;
-        bar::note(format!(
-            "  matrices recorded (untimed) in {:.1} s: {} terms, {} bytes\n",
-            clock.elapsed().as_secs_f64(),
-            matrices.num_terms(),
-            matrices.host_bytes()
-        ));
-        let label = format!("{label}{}", crate::WITH_MATRICES);
-        let matrices = Some(Arc::new(matrices));
+    let mut rows = Vec::with_capacity(jobs.len());
+    let count = jobs.len();
+    for (k, (label, card, matrices)) in jobs.into_iter().enumerate() {
+        let last = k + 1 == count;
+        let config = Job {
+            label: &label,
+            device_budget_gib: card,
+            matrices,
+            last,
+        };
         rows.push(job(
             make,
-            &label,
             log,
             circuit,
             opts,
             &partition,
             &mut params,
-            matrices,
+            config,
         )?);
     }
     Ok(rows)
 }
 
-/// One pipeline's run of the job, on `params` (taken, so dropped from the host once
-/// resident, by the last run: with `--matrices` the second).
-#[allow(clippy::too_many_arguments)]
+/// What one pipeline of the job is: its row's label, the device budget it emulates, its
+/// matrices, and whether it is the last to use the parameters (which it then drops from the
+/// host once resident).
+struct Job<'a> {
+    label: &'a str,
+    device_budget_gib: Option<f64>,
+    matrices: Option<Arc<ConstraintMatrices>>,
+    last: bool,
+}
+
+/// One pipeline's run of the job, on `params` (taken by the last job, so dropped from the
+/// host once resident).
 fn job<B, S, C>(
     make: &dyn Fn() -> Result<B, String>,
-    label: &str,
     log: u32,
     circuit: CircuitKind,
     opts: &Options,
     partition: &impl Fn(u64) -> Result<C, String>,
     params: &mut Option<Arc<Parameters>>,
-    matrices: Option<Arc<ConstraintMatrices>>,
+    Job {
+        label,
+        device_budget_gib,
+        matrices,
+        last,
+    }: Job<'_>,
 ) -> Result<Row, String>
 where
     B: ComputeBackend + 'static,
@@ -170,13 +205,14 @@ where
     let defaults = PipelineConfig::default();
     let config = PipelineConfig {
         workers: c2.workers.unwrap_or(defaults.workers),
-        host_budget_bytes: c2.host_budget_gib.map(|g| (g * (1u64 << 30) as f64) as u64),
+        host_budget_bytes: c2.host_budget_gib.map(gib_bytes),
+        device_budget_bytes: device_budget_gib.map(gib_bytes),
         ..defaults
     }
     .with_env_overrides()
     .map_err(|x| e(&x))?;
-    let last = matrices.is_some() || !opts.matrices;
-    let host: &Parameters = params.as_ref().ok_or("the parameters were dropped")?;
+    let host = Arc::clone(params.as_ref().ok_or("the parameters were dropped")?);
+    let params_bytes = Residency::ALL.resident_file_bytes(&host.query_lengths());
     let pipeline = match matrices {
         Some(m) => Pipeline::with_matrices(host, vec![make()?], &config, m),
         None => Pipeline::new(host, vec![make()?], &config),
@@ -210,6 +246,7 @@ where
     }
     let mut ends = Vec::with_capacity(c2.proofs);
     let mut waiting = Vec::new();
+    let (mut streamed, mut per_pass) = (Vec::new(), Vec::new());
     // Device busy is measured over the interval the row's times cover: from the first
     // proof's end (the ramp-up, when every worker is still synthesizing its first
     // partition, is not steady state) when there are two proofs or more.
@@ -221,6 +258,8 @@ where
             window = (pipeline.stats(), Instant::now());
         }
         waiting.extend(reports.iter().map(|r| r.held_host_bytes as f64 / vector));
+        streamed.extend(reports.iter().map(|r| r.proof.streamed_bytes as f64));
+        per_pass.extend(reports.iter().map(|r| r.proof.pass_partitions as f64));
     }
     let after = pipeline.stats();
     let (from, since) = window;
@@ -237,7 +276,6 @@ where
         // counts whole: capped at all of the window.
         .map(|(a, b)| ((*a - *b).as_secs_f64() / wall.as_secs_f64()).min(1.0))
         .collect();
-    let mean = waiting.iter().sum::<f64>() / waiting.len().max(1) as f64;
     let mut row = Row::measured(&circuit.row_name(Op::C2), label, log, &times, None);
     row.pipeline = Some(PipelineFigures {
         partitions: c2.partitions,
@@ -246,13 +284,28 @@ where
         workers_admitted: after.synthesizing_peak,
         host_budget_bytes: plan.host_budget_bytes,
         waiting_partition_vectors: waiting.iter().copied().fold(0.0, f64::max),
-        waiting_partition_mean_vectors: mean,
+        waiting_partition_mean_vectors: mean(&waiting),
         host_reserved_peak_bytes: after.host_reserved_peak,
         device_busy: busy,
         peak_rss_bytes,
         proof_ends_s: ends.iter().map(Duration::as_secs_f64).collect(),
+        residency: plan.residency.to_string(),
+        device_budget_bytes: config.device_budget_bytes,
+        params_bytes,
+        streamed_bytes_per_partition: mean(&streamed),
+        pass_partitions_mean: mean(&per_pass),
     });
     Ok(row)
+}
+
+/// GiB to bytes.
+fn gib_bytes(gib: f64) -> u64 {
+    (gib * (1u64 << 30) as f64) as u64
+}
+
+/// The mean of `values` (0 for none).
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len().max(1) as f64
 }
 
 /// The time per proof in steady state: `(end of the last - end of the first) / (Q - 1)`,
@@ -345,8 +398,29 @@ mod tests {
         let labels: Vec<&str> = rows.iter().map(|r| r.implementation.as_str()).collect();
         assert_eq!(labels, ["cpu", "cpu+matrices"]);
         for row in rows {
+            let p = row.pipeline.as_ref().expect("c2 figures");
+            assert_eq!(p.residency, "resident", "{p:?}");
+            assert_eq!(
+                (p.streamed_bytes_per_partition, p.pass_partitions_mean),
+                (0.0, 1.0)
+            );
             check_row(row);
         }
+        // A card of a few hundred KiB: the parameters (2^12 bits, 1.3 MB) stream, in passes.
+        let mut small = opts.clone();
+        small.matrices = false;
+        small.c2.device_budget_gib = vec![Some(400e3 / (1u64 << 30) as f64)];
+        let rows = measure(&make, "cpu", 12, CircuitKind::Bits, &small).unwrap();
+        let p = rows[0].pipeline.clone().expect("c2 figures");
+        assert_ne!(p.residency, "resident", "{p:?}");
+        assert!(p.device_budget_bytes.is_some_and(|b| b <= 400_000), "{p:?}");
+        assert!(p.streamed_bytes_per_partition > 0.0, "{p:?}");
+        assert!(
+            p.streamed_bytes_per_partition < p.params_bytes as f64,
+            "{p:?}"
+        );
+        assert!(p.pass_partitions_mean >= 1.0, "{p:?}");
+        check_row(rows[0].clone());
         // Dense partitions wait as full vectors (a, b and the witness), no larger.
         for dense in measure(&make, "cpu", 12, CircuitKind::Mimc, &opts).unwrap() {
             let d = dense.pipeline.expect("c2 figures");

@@ -189,6 +189,12 @@ pub struct C2Options {
     /// The host budget in GiB [default: the machine's available memory less 10%].
     #[arg(long, value_name = "G", value_parser = positive_gib)]
     pub host_budget_gib: Option<f64>,
+    /// Device budgets in GiB, to emulate smaller cards on a large one: a row each on the
+    /// same parameters (labelled `<backend>@<G>GiB`), `full` for the device's memory less
+    /// 10%. Parameters that do not fit stream (the pipeline's residency and passes;
+    /// `SLUICE_PIPELINE_RESIDENCY` and friends override the plan).
+    #[arg(long, value_name = "LIST", default_value = "full", value_parser = device_budgets)]
+    pub device_budget_gib: std::vec::Vec<Option<f64>>,
 }
 
 fn names(ops: &[Op]) -> String {
@@ -376,6 +382,16 @@ fn positive_gib(v: &str) -> Result<f64, String> {
         .ok_or_else(|| "expected a positive number".to_owned())
 }
 
+/// `--device-budget-gib`: positive GiB figures or `full`, comma-separated.
+fn device_budgets(v: &str) -> Result<Vec<Option<f64>>, String> {
+    v.split(',')
+        .map(|g| match g.trim() {
+            "full" => Ok(None),
+            g => positive_gib(g).map(Some),
+        })
+        .collect()
+}
+
 /// `--demo`: a log2 size in 2..=24, or `off`.
 fn parse_demo(v: &str) -> Result<Option<u32>, String> {
     match v {
@@ -493,6 +509,7 @@ mod tests {
                 proofs: 2,
                 workers: None,
                 host_budget_gib: None,
+                device_budget_gib: vec![None],
             }
         );
         let o = parse(&["--ops", "msm-g1", "--sizes", "10..12", "--reps", "3"]).unwrap();
@@ -573,6 +590,8 @@ mod tests {
             "16",
             "--host-budget-gib",
             "24",
+            "--device-budget-gib",
+            "full,16",
         ])
         .unwrap();
         assert_eq!(o.ops, vec![Op::C2]);
@@ -598,6 +617,7 @@ mod tests {
                 proofs: 4,
                 workers: Some(16),
                 host_budget_gib: Some(24.0),
+                device_budget_gib: vec![None, Some(16.0)],
             }
         );
     }
@@ -641,6 +661,8 @@ mod tests {
             "--ops params --demo off --sizes 20,22,24 --reps 3",
             "--ops c2 --demo off --sizes c2=27 --circuit bits --partitions 10 --proofs 2 \
              --workers 8 --host-budget-gib 100 --matrices",
+            "--ops c2 --demo off --sizes c2=27 --circuit bits --partitions 10 --proofs 4 \
+             --workers 16 --device-budget-gib full,24,16",
             "--demo off --ops ntt,msm-g1,msm-g2 --sizes ntt=24 --sizes msm-g1=22 \
              --sizes msm-g2=20 --reps 1",
         ] {

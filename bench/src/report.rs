@@ -125,6 +125,22 @@ pub struct PipelineFigures {
     pub peak_rss_bytes: Option<u64>,
     /// Seconds from the first submission to the end of each proof.
     pub proof_ends_s: Vec<f64>,
+    /// Where the parameters lived: `resident`, `streamed` or `mixed (<resident queries>)`.
+    #[serde(default)]
+    pub residency: String,
+    /// The device budget, in bytes, where one was given (`--device-budget-gib`).
+    #[serde(default)]
+    pub device_budget_bytes: Option<u64>,
+    /// Bytes of the parameter set (file encodings of every query).
+    #[serde(default)]
+    pub params_bytes: u64,
+    /// Host-to-device bytes of streamed bases per partition, the mean over the run.
+    #[serde(default)]
+    pub streamed_bytes_per_partition: f64,
+    /// Partitions per pass over the streamed parameters, the mean over the run's
+    /// partitions (1 when every query is resident).
+    #[serde(default)]
+    pub pass_partitions_mean: f64,
 }
 
 /// Timings of a row, or the error that stopped it.
@@ -324,7 +340,7 @@ pub fn pipeline_table(rows: &[Row]) -> String {
         if out.is_empty() {
             let _ = writeln!(
                 out,
-                "{:<10} {:<10} {:>5} {:>9} {:>14} {:>17} {:>10} {:>10} {:>18}",
+                "{:<10} {:<10} {:>5} {:>9} {:>14} {:>17} {:>10} {:>10} {:>18}  {:<28} {:>11} {:>22}",
                 "c2 op",
                 "impl",
                 "log2",
@@ -333,7 +349,10 @@ pub fn pipeline_table(rows: &[Row]) -> String {
                 "waiting (vectors)",
                 "device",
                 "budget",
-                "peak RSS (GiB)"
+                "peak RSS (GiB)",
+                "parameters",
+                "per pass",
+                "streamed GB / partition"
             );
         }
         let busy: Vec<String> = p
@@ -343,7 +362,7 @@ pub fn pipeline_table(rows: &[Row]) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "{:<10} {:<10} {:>5} {:>9} {:>14} {:>17} {:>10} {:>10} {:>18}",
+            "{:<10} {:<10} {:>5} {:>9} {:>14} {:>17} {:>10} {:>10} {:>18}  {:<28} {:>11} {:>22}",
             row.op,
             row.implementation,
             row.log_size,
@@ -357,6 +376,16 @@ pub fn pipeline_table(rows: &[Row]) -> String {
             format!("{:.1} GiB", gib(p.host_budget_bytes)),
             p.peak_rss_bytes
                 .map_or("-".to_owned(), |b| format!("{:.2}", gib(b))),
+            match p.device_budget_bytes {
+                Some(b) => format!("{} ({:.0} GiB card)", p.residency, gib(b)),
+                None => p.residency.clone(),
+            },
+            format!("{:.1}", p.pass_partitions_mean),
+            format!(
+                "{:.2} of {:.1}",
+                p.streamed_bytes_per_partition / 1e9,
+                p.params_bytes as f64 / 1e9
+            ),
         );
     }
     out

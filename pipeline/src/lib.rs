@@ -20,15 +20,20 @@
 
 mod budget;
 mod config;
+mod device_probe;
+mod device_worker;
 mod error;
 mod gate;
 mod pipeline;
 mod planner;
+mod proof;
+mod synthesis_worker;
 
 pub use config::{machine_host_available_bytes, G2Placement, PipelineConfig};
 pub use error::PipelineError;
 pub use gate::{DeviceGate, Priority, Turn};
-pub use pipeline::{PartitionReport, Pipeline, PipelineStats, ProofHandle};
+pub use pipeline::{Pipeline, PipelineStats};
 pub use planner::{
     HModeChoice, MemoryPlan, PartitionFootprint, PlanInput, ResidencyChoice, MAX_PASS_PARTITIONS,
 };
+pub use proof::{PartitionReport, ProofHandle};

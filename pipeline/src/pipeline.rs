@@ -1,178 +1,31 @@
-//! The pipeline's threads: synthesis workers, one device worker per backend, and the
-//! per-proof bookkeeping that makes every partition end as proved, failed, or cancelled.
+//! The pipeline: built from the parameters, the backends and the plan, it starts the
+//! synthesis workers and a device worker per backend, takes proofs and reports its figures.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::mpsc::{channel, sync_channel, Sender};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use ff::Field;
 use rand_core::RngCore;
-use sluice_backend::{Allocation, ComputeBackend, HostBudget, MemoryKind, MemoryTracker};
-use sluice_backend_cpu::{CpuBackend, CpuBases};
-use sluice_field::{Fr, FrCompatible, G1Affine, G2Affine, G2Projective};
-use sluice_groth16::phases::{
-    b_g2_msm, prove_assignment_with_b_g2, prove_pass, PassPartition, DECODE_BATCH,
-};
+use sluice_backend::{ComputeBackend, MemoryKind, MemoryTracker};
+use sluice_backend_cpu::CpuBackend;
+use sluice_field::{Fr, FrCompatible};
+use sluice_groth16::phases::DECODE_BATCH;
 use sluice_groth16::{
-    Capacity, Circuit, ConstraintMatrices, Fork, G1Query, Groth16Error, HostParameters,
-    PartlyResident, Proof, ProofReport, ProverConfig, ProvingAssignment, QueryLengths,
-    ResidentParameters, SynthesisOptions, VerifyingKey,
+    Capacity, Circuit, ConstraintMatrices, Fork, HostParameters, PartlyResident, ProverConfig,
+    ProvingAssignment, QueryLengths, ResidentParameters, VerifyingKey,
 };
 
-use crate::budget::{HostPool, PartitionBudget};
-use crate::gate::{DeviceGate, Priority};
+use crate::budget::HostPool;
+use crate::device_probe::{
+    device_memory_is_host, msm_scratch_bytes, point_device_bytes, query_device_bytes,
+};
+use crate::device_worker::{DeviceParams, DeviceWorker, Stats};
 use crate::planner::{MemoryPlan, PartitionFootprint, PlanInput};
+use crate::proof::{lock, ProofHandle, ProofInner, ProofState};
+use crate::synthesis_worker::{CpuG2, Job, Ready, SynthesisWorker, Synthesize};
 use crate::{machine_host_available_bytes, PipelineConfig, PipelineError};
-
-/// Locks, recovering from poisoning: every critical section here leaves consistent state.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// What one partition held and took, as its proof measured it.
-#[derive(Clone, Copy, Debug)]
-pub struct PartitionReport {
-    /// The prover's report: the partition's own host peak (a, b and streaming
-    /// intermediates, in a tracker of its own) and the device tracker's figures.
-    pub proof: ProofReport,
-    /// Host bytes of the synthesized partition (a, b, witness and bitmaps) while it
-    /// waited for its device.
-    pub held_host_bytes: u64,
-    /// Time from the start of synthesis to the end of device work.
-    pub latency: Duration,
-}
-
-struct ProofInner {
-    proofs: Vec<Option<Proof>>,
-    reports: Vec<Option<PartitionReport>>,
-    remaining: usize,
-    error: Option<PipelineError>,
-}
-
-/// One submitted proof's partitions as they complete.
-struct ProofState {
-    inner: Mutex<ProofInner>,
-    done: Condvar,
-}
-
-impl ProofState {
-    fn failed(&self) -> bool {
-        lock(&self.inner).error.is_some()
-    }
-
-    /// Records partition `index`'s outcome; the first failure fails the proof.
-    fn finish(&self, index: usize, outcome: Result<(Proof, PartitionReport), PipelineError>) {
-        let mut inner = lock(&self.inner);
-        match outcome {
-            Ok((proof, report)) => {
-                inner.proofs[index] = Some(proof);
-                inner.reports[index] = Some(report);
-            }
-            Err(e) => {
-                log::error!("{e}");
-                inner.error.get_or_insert(e);
-            }
-        }
-        inner.remaining -= 1;
-        let total = inner.proofs.len();
-        sluice_groth16::progress::report(&sluice_groth16::progress::ProgressEvent {
-            task: sluice_groth16::progress::Task::Partitions,
-            what: "",
-            done: (total - inner.remaining) as u64,
-            total: total as u64,
-        });
-        if inner.remaining == 0 {
-            self.done.notify_all();
-        }
-    }
-
-    /// Accounts for a partition not run because its proof already failed.
-    fn cancel(&self, index: usize) {
-        log::info!("partition {index} cancelled: its proof already failed");
-        let mut inner = lock(&self.inner);
-        inner.remaining -= 1;
-        if inner.remaining == 0 {
-            self.done.notify_all();
-        }
-    }
-}
-
-/// The result of one submitted proof, to wait on.
-pub struct ProofHandle {
-    state: Arc<ProofState>,
-}
-
-impl ProofHandle {
-    /// Cancels the proof: its partitions not yet started are skipped (those running
-    /// finish), and [`wait`](Self::wait) returns [`PipelineError::Cancelled`] unless a
-    /// partition had already failed.
-    pub fn cancel(&self) {
-        lock(&self.state.inner)
-            .error
-            .get_or_insert(PipelineError::Cancelled);
-    }
-
-    /// Waits for every partition; the proofs in partition order, or the first failure
-    /// (with the partition's index and cause).
-    pub fn wait(self) -> Result<(Vec<Proof>, Vec<PartitionReport>), PipelineError> {
-        let mut inner = lock(&self.state.inner);
-        while inner.remaining > 0 {
-            inner = self
-                .state
-                .done
-                .wait(inner)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
-        if let Some(e) = inner.error.take() {
-            return Err(e);
-        }
-        let proofs: Option<Vec<Proof>> = inner.proofs.iter_mut().map(Option::take).collect();
-        let reports: Option<Vec<PartitionReport>> =
-            inner.reports.iter_mut().map(Option::take).collect();
-        match (proofs, reports) {
-            (Some(p), Some(r)) => Ok((p, r)),
-            _ => Err(PipelineError::Closed),
-        }
-    }
-}
-
-type Synthesize =
-    Box<dyn FnOnce(&SynthesisOptions) -> Result<ProvingAssignment, Groth16Error> + Send>;
-
-/// A partition waiting for synthesis.
-struct Job {
-    proof: Arc<ProofState>,
-    index: usize,
-    synthesize: Synthesize,
-    r: Fr,
-    s: Fr,
-}
-
-/// A synthesized partition waiting for a device.
-struct Ready {
-    proof: Arc<ProofState>,
-    index: usize,
-    cs: ProvingAssignment,
-    r: Fr,
-    s: Fr,
-    b_g2: Option<G2Projective>,
-    /// Its bytes while it waits for a device.
-    held: Allocation,
-    /// The partition's share of the host budget: its vectors give their bytes back as
-    /// they drop.
-    budget: Arc<PartitionBudget>,
-    started: Instant,
-    /// How long its synthesis took (and the CPU b_g2 MSM, where that runs here).
-    synthesis: Duration,
-}
-
-/// Per-device busy time and the pipeline's age.
-struct Stats {
-    started: Instant,
-    busy: Vec<Mutex<Duration>>,
-}
 
 /// Throughput figures of a pipeline.
 #[derive(Clone, Debug)]
@@ -203,9 +56,6 @@ impl PipelineStats {
             .collect()
     }
 }
-
-/// The CPU side of the b_g2 MSM: a CPU backend holding the b_g2 bases.
-type CpuG2 = Arc<(CpuBackend, CpuBases<G2Affine>)>;
 
 /// The partition pipeline over devices of backend type `B`. See the crate docs.
 pub struct Pipeline {
@@ -336,12 +186,14 @@ impl Pipeline {
         for backend in &backends {
             let before = backend.tracker().current(MemoryKind::Device);
             device_params.push(match plan.residency.is_all() {
-                true => DeviceParams::Resident(ResidentParameters::upload(&*host, backend)?),
-                false => DeviceParams::Partly(PartlyResident::upload(
+                true => {
+                    DeviceParams::Resident(Box::new(ResidentParameters::upload(&*host, backend)?))
+                }
+                false => DeviceParams::Partly(Box::new(PartlyResident::upload(
                     Arc::clone(&host),
                     backend,
                     plan.residency,
-                )?),
+                )?)),
             });
             let bytes = backend.tracker().current(MemoryKind::Device) - before;
             log::info!(
@@ -539,72 +391,6 @@ fn decode_bytes(lengths: &QueryLengths) -> u64 {
     DECODE_BATCH.min(lengths.l) as u64 * 32
 }
 
-/// Device bytes of one base of each group (G1, G2) on `backend`, measured on an upload of
-/// the first few points of the h and b_g2 queries (the file encodings' sizes where a query
-/// is empty).
-fn point_device_bytes<B: ComputeBackend, H: HostParameters + ?Sized>(
-    backend: &B,
-    params: &H,
-) -> Result<[u64; 2], PipelineError> {
-    const PROBE: usize = 4096;
-    let lengths = params.query_lengths();
-    let tracker = backend.tracker();
-    // The tracker's growth while `upload` holds its bases, per point; freed before the
-    // next probe (a backend that frees at its queue's drain frees at the synchronize).
-    let per_point = |count: usize, upload: &dyn Fn() -> Result<(), PipelineError>| {
-        let before = tracker.current(MemoryKind::Device);
-        upload()?;
-        let bytes = tracker.peak(MemoryKind::Device).max(before) - before;
-        backend.synchronize()?;
-        Ok::<u64, PipelineError>((bytes / count as u64).max(1))
-    };
-    tracker.reset_peaks();
-    let g1 = match lengths.h.min(PROBE) {
-        0 => 96,
-        m => per_point(m, &|| {
-            let points = params.g1_points_range(G1Query::H, 0..m)?;
-            drop(backend.upload_bases("probe", &points)?);
-            Ok(())
-        })?,
-    };
-    tracker.reset_peaks();
-    let g2 = match lengths.b_g2.min(PROBE) {
-        0 => 192,
-        m => per_point(m, &|| {
-            let points = params.b_g2_points_range(0..m)?;
-            drop(backend.upload_bases("probe", &points)?);
-            Ok(())
-        })?,
-    };
-    Ok([g1, g2])
-}
-
-/// Each query's device bytes when resident (h, l, a, b_g1, b_g2), from the bytes of a base.
-fn query_device_bytes(q: &QueryLengths, [g1, g2]: [u64; 2]) -> [u64; 5] {
-    let g1 = |n: usize| n as u64 * g1;
-    [g1(q.h), g1(q.l), g1(q.a), g1(q.b_g1), q.b_g2 as u64 * g2]
-}
-
-/// Whether `backend` computes in host memory (the CPU backend, a CPU OpenCL device, a GPU
-/// sharing the host's memory), so that its "device" budget is host memory too.
-fn device_memory_is_host<B: ComputeBackend>(backend: &B) -> bool {
-    backend.info().host_memory_shared
-}
-
-/// The scratch of a partition's largest MSM on `backend` (b_g2's too when it runs there).
-fn msm_scratch_bytes<B: ComputeBackend>(backend: &B, q: &QueryLengths, b_g2_here: bool) -> u64 {
-    let g1 = [q.h + 1, q.l, q.a, q.b_g1]
-        .into_iter()
-        .map(|n| backend.msm_scratch_bytes::<G1Affine>(n))
-        .max()
-        .unwrap_or(0);
-    let g2 = match b_g2_here {
-        true => backend.msm_scratch_bytes::<G2Affine>(q.b_g2),
-        false => 0,
-    };
-    g1.max(g2)
-}
-
 fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<()>, PipelineError> {
     std::thread::Builder::new()
         .name(name)
@@ -614,266 +400,4 @@ fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<(
                 "cannot start a pipeline thread: {e}"
             )))
         })
-}
-
-struct SynthesisWorker {
-    jobs: Arc<Mutex<Receiver<Job>>>,
-    ready: SyncSender<Ready>,
-    pool: Arc<HostPool>,
-    held: MemoryTracker,
-    /// The partitions' shape, from the parameters.
-    capacity: Capacity,
-    /// The partitions' constraint matrices, where recorded ([`Pipeline::with_matrices`]).
-    matrices: Option<Arc<ConstraintMatrices>>,
-    /// Host bytes the CPU b_g2 MSM decodes scalars into.
-    decode_bytes: u64,
-    cpu_g2: Option<CpuG2>,
-}
-
-impl SynthesisWorker {
-    fn run(self) {
-        loop {
-            let job = match lock(&self.jobs).recv() {
-                Ok(job) => job,
-                Err(_) => return,
-            };
-            if job.proof.failed() {
-                job.proof.cancel(job.index);
-                continue;
-            }
-            let budget = self.pool.admit();
-            log::debug!("partition {} admitted to synthesis", job.index);
-            let started = Instant::now();
-            match self.synthesize(job.synthesize, &budget, job.index) {
-                Ok((cs, held, b_g2)) => {
-                    let ready = Ready {
-                        proof: job.proof,
-                        index: job.index,
-                        cs,
-                        r: job.r,
-                        s: job.s,
-                        b_g2,
-                        held,
-                        budget,
-                        started,
-                        synthesis: started.elapsed(),
-                    };
-                    if let Err(back) = self.ready.send(ready) {
-                        let Ready { proof, index, .. } = back.0;
-                        proof.finish(index, Err(PipelineError::Closed));
-                        return;
-                    }
-                }
-                Err(e) => job.proof.finish(job.index, Err(e)),
-            }
-        }
-    }
-
-    /// Synthesizes into `budget` (waiting while the host budget is full), runs the CPU
-    /// b_g2 MSM, and counts what the partition holds.
-    fn synthesize(
-        &self,
-        synthesize: Synthesize,
-        budget: &Arc<PartitionBudget>,
-        index: usize,
-    ) -> Result<(ProvingAssignment, Allocation, Option<G2Projective>), PipelineError> {
-        let fail = |source| PipelineError::Partition { index, source };
-        let total = self.capacity.constraints;
-        let progress = Arc::clone(budget);
-        let options = SynthesisOptions {
-            capacity: self.capacity,
-            budget: Some(Arc::clone(budget) as Arc<dyn HostBudget>),
-            progress: Some(Arc::new(move |done| progress.progress(done, total))),
-            matrices: self.matrices.clone(),
-            ..SynthesisOptions::default()
-        };
-        let cs = match catch_unwind(AssertUnwindSafe(|| synthesize(&options))) {
-            Ok(cs) => cs.map_err(fail)?,
-            Err(panic) => {
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                return Err(PipelineError::PartitionPanicked { index, message });
-            }
-        };
-        // Still counted as synthesizing, so the MSM's decoded scalars draw on the budget
-        // as the oldest partition may (see crate::budget).
-        let b_g2 = match &self.cpu_g2 {
-            Some(g2) => {
-                let decoded = self.decode_bytes;
-                budget.acquire(decoded);
-                let msm = b_g2_msm(&cs, &g2.0, &g2.1);
-                budget.release(decoded);
-                Some(msm.map_err(fail)?)
-            }
-            None => None,
-        };
-        budget.synthesized();
-        let bytes = cs.host_bytes();
-        log::debug!(
-            "partition {index} synthesized: {} constraints, {bytes} host bytes",
-            cs.num_constraints()
-        );
-        let held = self
-            .held
-            .allocate(MemoryKind::Host, "synthesized partition", bytes)
-            .map_err(|e| fail(e.into()))?;
-        Ok((cs, held, b_g2))
-    }
-}
-
-/// A device's parameters: every query resident, or some streamed from the host.
-enum DeviceParams<B: ComputeBackend> {
-    Resident(ResidentParameters<B>),
-    Partly(PartlyResident<B, dyn HostParameters + Send + Sync>),
-}
-
-struct DeviceWorker<B: ComputeBackend> {
-    backend: B,
-    /// Device bytes one partition's work is planned to take.
-    partition_device_bytes: u64,
-    /// How long a partition waits for device memory others hold before trying anyway.
-    device_wait: Duration,
-    params: DeviceParams<B>,
-    /// Most partitions proved in one pass over streamed parameters.
-    pass_partitions: usize,
-    ready: Arc<Mutex<Receiver<Ready>>>,
-    config: ProverConfig,
-    stats: Arc<Stats>,
-    device: usize,
-    /// Turns shared with other pipelines on this device, and this pipeline's place there.
-    gate: Option<(DeviceGate, Priority)>,
-}
-
-impl<B: ComputeBackend> DeviceWorker<B> {
-    /// Waits while the device tracker's limit leaves less than the partition's planned
-    /// working set (others share the device); after `device_wait` it tries anyway, and a
-    /// refused allocation then fails the partition with the cause.
-    fn wait_for_device_memory(&self, index: usize) {
-        let tracker = self.backend.tracker();
-        let Some(limit) = tracker.limit(MemoryKind::Device) else {
-            return;
-        };
-        let free = || limit.saturating_sub(tracker.current(MemoryKind::Device));
-        if free() >= self.partition_device_bytes {
-            return;
-        }
-        log::warn!(
-            "device {}: partition {index} waits for device memory: it needs {} bytes, {} are \
-             free under the budget",
-            self.device,
-            self.partition_device_bytes,
-            free()
-        );
-        let start = Instant::now();
-        while free() < self.partition_device_bytes && start.elapsed() < self.device_wait {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
-    /// The next partitions to prove: one waited for, and with streamed parameters those
-    /// already waiting beside it, up to a pass's worth; those whose proof failed are
-    /// cancelled. Empty when the pipeline is closing.
-    fn next_partitions(&self) -> Option<Vec<Ready>> {
-        let ready = lock(&self.ready);
-        let first = ready.recv().ok()?;
-        let mut batch = vec![first];
-        if let DeviceParams::Partly(_) = self.params {
-            while batch.len() < self.pass_partitions {
-                match ready.try_recv() {
-                    Ok(next) => batch.push(next),
-                    Err(_) => break,
-                }
-            }
-        }
-        drop(ready);
-        batch.retain(|r| match r.proof.failed() {
-            true => {
-                r.proof.cancel(r.index);
-                false
-            }
-            false => true,
-        });
-        Some(batch)
-    }
-
-    fn run(self) {
-        while let Some(batch) = self.next_partitions() {
-            let Some(first) = batch.first() else {
-                continue;
-            };
-            let turn = self
-                .gate
-                .as_ref()
-                .map(|(gate, priority)| gate.acquire(self.device, *priority));
-            self.wait_for_device_memory(first.index);
-            let t = Instant::now();
-            // A tracker of the pass's own measures its host peak exactly.
-            let config = ProverConfig {
-                host_tracker: Some(MemoryTracker::default()),
-                ..self.config.clone()
-            };
-            let mut rest = Vec::with_capacity(batch.len());
-            let mut parts = Vec::with_capacity(batch.len());
-            for ready in batch {
-                let held_host_bytes = ready.held.bytes();
-                // No longer waiting: the budget counts what the proof still holds.
-                drop(ready.held);
-                parts.push(PassPartition {
-                    cs: ready.cs,
-                    r: ready.r,
-                    s: ready.s,
-                    b_g2: ready.b_g2,
-                });
-                rest.push((
-                    ready.proof,
-                    ready.index,
-                    ready.budget,
-                    ready.started,
-                    ready.synthesis,
-                    held_host_bytes,
-                ));
-            }
-            let results = match &self.params {
-                DeviceParams::Resident(params) => parts
-                    .into_iter()
-                    .map(|p| {
-                        prove_assignment_with_b_g2(
-                            p.cs,
-                            params,
-                            p.r,
-                            p.s,
-                            &self.backend,
-                            &config,
-                            p.b_g2,
-                        )
-                    })
-                    .collect(),
-                DeviceParams::Partly(params) => prove_pass(parts, params, &self.backend, &config),
-            };
-            *lock(&self.stats.busy[self.device]) += t.elapsed();
-            drop(turn);
-            for ((proof, index, budget, started, synthesis, held_host_bytes), result) in
-                rest.into_iter().zip(results)
-            {
-                let outcome = result
-                    .map(|(p, mut report)| {
-                        // The device worker proves an assignment synthesized elsewhere.
-                        report.phases.synthesis = synthesis;
-                        let report = PartitionReport {
-                            proof: report,
-                            held_host_bytes,
-                            latency: started.elapsed(),
-                        };
-                        (p, report)
-                    })
-                    .map_err(|source| PipelineError::Partition { index, source });
-                // Free the partition's bytes before telling the waiter.
-                drop(budget);
-                proof.finish(index, outcome);
-            }
-        }
-    }
 }

@@ -94,10 +94,7 @@ where
         pass_partitions: Some(4),
         ..base.clone()
     };
-    for (what, config) in [
-        ("a small device", tiny),
-        ("all streamed", every_query),
-    ] {
+    for (what, config) in [("a small device", tiny), ("all streamed", every_query)] {
         let backend = make_backend();
         let tracker = backend.tracker().clone();
         let (pipeline, proofs, reports) = prove(backend, &params, &config, seed);

@@ -247,9 +247,12 @@ want params && step "mapped parameters" params.log "$here/bin/sluice-bench" --ba
 # and host budget from the machine unless C2_WORKERS / C2_BUDGET_GIB say; C2_CIRCUITS picks
 # bits (the bit decomposition), sha256 (bellpepper's gadget) and mimc (dense, for contrast);
 # C2_FLAGS adds sluice-bench flags (`--matrices`: a second row with recorded matrices).
+# C2_DEVICE_BUDGET_GIB lists device budgets to emulate smaller cards, a row each on the same
+# parameters (`full`: the whole device), e.g. full,24,16: parameters that do not fit stream.
 want c2 && step "c2 pipeline" c2.log "$here/bin/sluice-bench" --backends opencl \
     --ops c2 --demo off --sizes "c2=${C2_SIZES:-27}" --circuit "${C2_CIRCUITS:-bits}" \
     --partitions "${C2_PARTITIONS:-10}" --proofs "${C2_PROOFS:-2}" \
+    --device-budget-gib "${C2_DEVICE_BUDGET_GIB:-full}" \
     ${C2_WORKERS:+--workers "$C2_WORKERS"} ${C2_BUDGET_GIB:+--host-budget-gib "$C2_BUDGET_GIB"} ${C2_FLAGS:-} \
     --devices "${DEVICES:-gpu0}" --out "$WORK/c2"
 # Filecoin's own proofs (not by default: sealing a 512 MiB sector takes minutes): sectors
