@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
+use std::sync::Arc;
+
 use blstrs::Scalar;
 use ff::Field;
 use rand_chacha::ChaCha20Rng;
@@ -15,7 +17,6 @@ use sluice_groth16::{
     prepare_verifying_key, verify_proof, Circuit, ConstraintSystem, SynthesisError,
 };
 use sluice_pipeline::{Pipeline, PipelineConfig};
-use std::sync::Arc;
 
 /// A partition that exists only over `blstrs::Scalar`.
 struct ScalarPartition(MimcLike<Scalar>);

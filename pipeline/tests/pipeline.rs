@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
+use std::sync::Arc;
+
 use ff::Field;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -14,8 +16,9 @@ use sluice_groth16::{
     generate_random_parameters, prepare_verifying_key, verify_proof, Circuit, ConstraintSystem,
     HMode, Parameters, ResidentParameters, SynthesisError,
 };
-use sluice_pipeline::{G2Placement, HModeChoice, Pipeline, PipelineConfig, PipelineError};
-use std::sync::Arc;
+use sluice_pipeline::{
+    G2Placement, HModeChoice, Pipeline, PipelineConfig, PipelineError, ResidencyChoice,
+};
 
 const LOG_N: u32 = 8;
 
@@ -312,8 +315,11 @@ fn budgets_that_cannot_hold_one_partition_are_refused() {
         ),
         Err(PipelineError::HostBudgetTooSmall { .. })
     ));
+    // Parameters larger than the device budget: refused where every query must be
+    // resident, streamed by default.
     let small_device = PipelineConfig {
         device_budget_bytes: Some(params_device_bytes(&params) - 1),
+        residency: ResidencyChoice::Resident,
         ..base
     };
     assert!(matches!(
@@ -324,6 +330,12 @@ fn budgets_that_cannot_hold_one_partition_are_refused() {
         ),
         Err(PipelineError::ParametersDoNotFit { .. })
     ));
+    let streamed = PipelineConfig {
+        residency: ResidencyChoice::Auto,
+        ..small_device
+    };
+    let pipeline = Pipeline::new(Arc::new(params.clone()), vec![CpuBackend::new()], &streamed);
+    assert!(!pipeline.unwrap().plan().residency.is_all());
     assert!(matches!(
         Pipeline::new::<CpuBackend, _>(
             Arc::new(params.clone()),

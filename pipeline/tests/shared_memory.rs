@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
+use std::sync::Arc;
+
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sluice_backend::{ComputeBackend, MemoryKind};
@@ -15,7 +17,6 @@ use sluice_field::Fr;
 use sluice_groth16::demo::BitDecomposition;
 use sluice_groth16::{generate_random_parameters, prepare_verifying_key, verify_proof};
 use sluice_pipeline::{Pipeline, PipelineConfig, PipelineError};
-use std::sync::Arc;
 
 const LOG_N: u32 = 10;
 
