@@ -356,11 +356,11 @@ where
             .map(|((h, msms), &(r, s))| (assemble(self.params.vk(), r, s, *h, msms), report))
             .collect();
         log::info!(
-            "proof 2^{}: {} done in {:.1} ms; device peak {} bytes",
+            "proof 2^{}: {}done in {:.1} ms; device peak {} bytes",
             self.log_n,
             match sums.len() {
-                1 => "partition".to_owned(),
-                k => format!("{k} partitions"),
+                1 => String::new(),
+                k => format!("a pass of {k} partitions "),
             },
             self.started.elapsed().as_secs_f64() * 1e3,
             report.memory.device_peak
