@@ -377,12 +377,14 @@ pub fn pipeline_table(rows: &[Row]) -> String {
             p.peak_rss_bytes
                 .map_or("-".to_owned(), |b| format!("{:.2}", gib(b))),
             match p.device_budget_bytes {
+                Some(b) if gib(b) < 1.0 =>
+                    format!("{} ({:.0} MiB card)", p.residency, gib(b) * 1024.0),
                 Some(b) => format!("{} ({:.0} GiB card)", p.residency, gib(b)),
                 None => p.residency.clone(),
             },
             format!("{:.1}", p.pass_partitions_mean),
             format!(
-                "{:.2} of {:.1}",
+                "{:.3} of {:.3}",
                 p.streamed_bytes_per_partition / 1e9,
                 p.params_bytes as f64 / 1e9
             ),
