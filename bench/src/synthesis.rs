@@ -61,30 +61,12 @@ pub(crate) fn timed<S: FrCompatible, C: Circuit<S> + Clone>(
     circuit: C,
     matrices: bool,
 ) -> Result<Vec<Duration>, String> {
-    let options = SynthesisOptions {
-        matrices: match matrices {
-            true => Some(Arc::new(
-                ConstraintMatrices::record(circuit.clone()).map_err(|e| e.to_string())?,
-            )),
-            false => None,
-        },
-        ..SynthesisOptions::default()
-    };
-    let mut times = Vec::with_capacity(reps);
-    for rep in 0..=reps {
-        if rep > 0 {
-            bar::runs(rep - 1, reps);
-        }
-        let copy = circuit.clone();
-        let start = Instant::now();
-        let cs = ProvingAssignment::synthesize_with(copy, &options).map_err(|e| e.to_string())?;
-        let took = start.elapsed();
-        drop(cs);
-        if rep > 0 {
-            times.push(took);
-        }
-    }
-    Ok(times)
+    let options = options_with(matrices.then(|| circuit.clone()))?;
+    reps_of(
+        reps,
+        || circuit.clone(),
+        |copy| ProvingAssignment::synthesize_with(copy, &options),
+    )
 }
 
 /// One warm-up and `reps` timed forked syntheses of `fork` in `pool`
@@ -97,26 +79,45 @@ pub(crate) fn timed_forked<S: FrCompatible, F: Fork<S>>(
     matrices: bool,
     pool: &rayon::ThreadPool,
 ) -> Result<Vec<Duration>, String> {
-    let options = SynthesisOptions {
-        matrices: match matrices {
-            true => Some(Arc::new(
-                ConstraintMatrices::record(Forked(fork)).map_err(|e| e.to_string())?,
-            )),
-            false => None,
-        },
+    let options = options_with(matrices.then_some(Forked(fork)))?;
+    reps_of(
+        reps,
+        || (),
+        |()| pool.install(|| ProvingAssignment::synthesize_forked(fork, &options)),
+    )
+}
+
+/// Synthesis options with the matrices of `circuit` (recorded untimed) where given.
+fn options_with<S: FrCompatible, C: Circuit<S>>(
+    circuit: Option<C>,
+) -> Result<SynthesisOptions, String> {
+    let matrices = circuit
+        .map(|c| ConstraintMatrices::record(c).map(Arc::new))
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    Ok(SynthesisOptions {
+        matrices,
         ..SynthesisOptions::default()
-    };
+    })
+}
+
+/// One warm-up and `reps` timed runs of `synthesize` on what `prepare` makes (untimed, as
+/// is dropping the result: a prover keeps it).
+fn reps_of<T, R>(
+    reps: usize,
+    mut prepare: impl FnMut() -> T,
+    mut synthesize: impl FnMut(T) -> Result<R, sluice_groth16::Groth16Error>,
+) -> Result<Vec<Duration>, String> {
     let mut times = Vec::with_capacity(reps);
     for rep in 0..=reps {
         if rep > 0 {
             bar::runs(rep - 1, reps);
         }
+        let input = prepare();
         let start = Instant::now();
-        let cs = pool
-            .install(|| ProvingAssignment::synthesize_forked(fork, &options))
-            .map_err(|e| e.to_string())?;
+        let out = synthesize(input).map_err(|e| e.to_string())?;
         let took = start.elapsed();
-        drop(cs);
+        drop(out);
         if rep > 0 {
             times.push(took);
         }

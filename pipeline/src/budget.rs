@@ -27,16 +27,14 @@ use std::time::Duration;
 
 use sluice_backend::HostBudget;
 
+use crate::sync::lock;
+
 /// Progress below which a partition's size is not projected from it.
 const MIN_PROJECTION_PROGRESS: f64 = 1.0 / 64.0;
 
 /// Estimates are raised by this factor (5/4) against the spread between partitions.
 fn with_margin(bytes: u64) -> u64 {
     bytes.saturating_add(bytes / 4)
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A partition in synthesis, as the pool sees it.

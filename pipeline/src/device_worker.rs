@@ -11,7 +11,8 @@ use sluice_groth16::phases::{prove_assignment_with_b_g2, prove_pass, PassPartiti
 use sluice_groth16::{HostParameters, PartlyResident, ProverConfig, ResidentParameters};
 
 use crate::gate::{DeviceGate, Priority};
-use crate::proof::{lock, PartitionReport};
+use crate::proof::PartitionReport;
+use crate::sync::lock;
 use crate::synthesis_worker::Ready;
 use crate::PipelineError;
 

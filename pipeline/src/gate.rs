@@ -2,7 +2,9 @@
 //! Filecoin prover's PoSt and C2 pipelines) take turns per partition, higher priority first.
 
 use std::fmt;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
+
+use crate::sync::lock;
 
 /// How urgent a pipeline's partitions are on devices shared through a [`DeviceGate`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -102,11 +104,6 @@ impl Drop for Turn {
         lock(&self.gate.devices)[self.device].busy = false;
         self.gate.changed.notify_all();
     }
-}
-
-/// A poisoned lock still holds consistent counters (every update is one assignment).
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]

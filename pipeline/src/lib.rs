@@ -27,6 +27,7 @@ mod gate;
 mod pipeline;
 mod planner;
 mod proof;
+mod sync;
 mod synthesis_worker;
 
 pub use config::{machine_host_available_bytes, G2Placement, PipelineConfig};

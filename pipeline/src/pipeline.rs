@@ -23,7 +23,8 @@ use crate::device_probe::{
 };
 use crate::device_worker::{DeviceParams, DeviceWorker, Stats};
 use crate::planner::{MemoryPlan, PartitionFootprint, PlanInput};
-use crate::proof::{lock, ProofHandle, ProofInner, ProofState};
+use crate::proof::{ProofHandle, ProofInner, ProofState};
+use crate::sync::lock;
 use crate::synthesis_worker::{CpuG2, Job, Ready, SynthesisWorker, Synthesize};
 use crate::{machine_host_available_bytes, PipelineConfig, PipelineError};
 

@@ -1,17 +1,13 @@
 //! Per-proof bookkeeping: every partition of a submitted proof ends as proved, failed, or
 //! cancelled, and the handle waits for all of them.
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 use sluice_groth16::{Proof, ProofReport};
 
+use crate::sync::lock;
 use crate::PipelineError;
-
-/// Locks, recovering from poisoning: every critical section here leaves consistent state.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// What one partition held and took, as its proof measured it.
 #[derive(Clone, Copy, Debug)]

@@ -15,7 +15,8 @@ use sluice_groth16::{
 };
 
 use crate::budget::{HostPool, PartitionBudget};
-use crate::proof::{lock, ProofState};
+use crate::proof::ProofState;
+use crate::sync::lock;
 use crate::PipelineError;
 
 pub(crate) type Synthesize =

@@ -9,7 +9,7 @@ use crate::fork::circuit::Fork;
 use crate::synthesis::assignment::ProvingAssignment;
 use crate::synthesis::convention::{begin_groth16, finish_groth16};
 use crate::synthesis::counts::count_circuit;
-use crate::synthesis::join::Prefix;
+use crate::synthesis::join::{join, Prefix};
 use crate::synthesis::options::{Capacity, SynthesisOptions, Unsatisfied};
 use crate::synthesis::witness::WitnessOnly;
 
@@ -45,7 +45,7 @@ impl ProvingAssignment {
                 let parts = synthesize_parts(&fork, parts, |index| {
                     WitnessOnly::new(&part_options(options, index, parts), 0)
                 })?;
-                let mut witness = WitnessOnly::join(parts, prefix)?;
+                let mut witness = join::<WitnessOnly>(parts, prefix)?;
                 // The input constraints, which the matrices hold.
                 witness.constraints += witness.inputs.len();
                 let evaluation = Self::fresh_evaluation(options);
@@ -55,7 +55,7 @@ impl ProvingAssignment {
                 let parts = synthesize_parts(&fork, parts, |index| {
                     ProvingAssignment::with_options(&part_options(options, index, parts))
                 })?;
-                let mut whole = ProvingAssignment::join(parts, prefix)?;
+                let mut whole = join::<ProvingAssignment>(parts, prefix)?;
                 let inputs = whole.input_assignment().len();
                 finish_groth16::<S, _>(&mut whole, inputs);
                 if let Some(Unsatisfied { index, name }) = whole.first_unsatisfied() {

@@ -20,7 +20,7 @@ use crate::error::Groth16Error;
 use crate::r1cs::satisfy::satisfies;
 use crate::synthesis::combination::eval_lc;
 use crate::synthesis::convention::synthesize_groth16;
-use crate::synthesis::join::Prefix;
+use crate::synthesis::join::{Joinable, Prefix};
 use crate::synthesis::matrices::{evaluate_early, ConstraintMatrices, Evaluation};
 use crate::synthesis::options::{
     report_end, report_progress, report_start, Capacity, SynthesisOptions, SynthesisProgress,
@@ -584,46 +584,27 @@ fn extend_density(to: &mut Density, from: &Density, start: usize) {
     }
 }
 
-impl ProvingAssignment {
-    /// The assignment of the whole circuit from `parts` in order, each synthesized alone
-    /// (the constant one, then the prefix, then its own rest), before the input
-    /// constraints: part 0 whole, then each later part's rest. Each part is dropped once
-    /// appended, so the memory held peaks at the whole plus the parts not yet joined.
-    pub(crate) fn join(parts: Vec<Self>, prefix: Prefix) -> Result<Self, Groth16Error> {
-        let mut parts = parts.into_iter().enumerate();
-        let Some((_, mut whole)) = parts.next() else {
-            return Err(Groth16Error::Fork {
-                part: 0,
-                reason: "a fork needs at least one part".into(),
-            });
-        };
-        whole.check_part(0, prefix)?;
-        for (index, mut part) in parts {
-            part.check_part(index, prefix)?;
-            prefix.check_values(
-                index,
-                (&whole.input_assignment, &whole.aux_assignment),
-                (&part.input_assignment, &part.aux_assignment),
-            )?;
-            whole.append_rest(index, &mut part, prefix);
-        }
-        Ok(whole)
-    }
-
-    fn check_part(&self, index: usize, prefix: Prefix) -> Result<(), Groth16Error> {
-        prefix.check_len(
-            index,
+/// Parts of a fork join (`synthesis::join`) as the assignment the sequential circuit
+/// gives. Each part is dropped once appended, so the memory held peaks at the whole plus
+/// the parts not yet joined.
+impl Joinable for ProvingAssignment {
+    fn lengths(&self) -> (usize, usize, usize) {
+        (
             self.input_assignment.len(),
             self.aux_assignment.len(),
             self.num_constraints(),
         )
     }
 
+    fn values(&self) -> (&[Fr], &CompactVec) {
+        (&self.input_assignment, &self.aux_assignment)
+    }
+
     /// Appends `part`'s inputs, variables and constraints after the prefix; its uses of the
     /// prefix's variables mark the prefix's densities; its first failure, if it is the
     /// first of the whole, is named with the part. Its vectors are moved out (and freed a
     /// page at a time).
-    fn append_rest(&mut self, index: usize, part: &mut Self, prefix: Prefix) {
+    fn append_rest(&mut self, index: usize, mut part: Self, prefix: Prefix) {
         let first_rest_constraint = self.num_constraints();
         if self.unsatisfied.is_none() {
             if let Some(Unsatisfied { index: at, name }) = &part.unsatisfied {

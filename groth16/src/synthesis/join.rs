@@ -92,3 +92,37 @@ impl Prefix {
         Ok(())
     }
 }
+
+/// A system the parts of a fork are synthesized into, as the join sees it.
+pub(crate) trait Joinable: Sized {
+    /// Its inputs (the constant one included), auxiliary variables and constraints.
+    fn lengths(&self) -> (usize, usize, usize);
+    /// Its input and auxiliary values.
+    fn values(&self) -> (&[Fr], &CompactVec);
+    /// Appends part `index`'s rest, what follows the prefix, to this whole.
+    fn append_rest(&mut self, index: usize, part: Self, prefix: Prefix);
+}
+
+/// The whole circuit's system from `parts` in order, each synthesized alone: part 0 whole,
+/// then each later part's rest, once its lengths hold the prefix and its prefix values equal
+/// part 0's.
+pub(crate) fn join<S: Joinable>(parts: Vec<S>, prefix: Prefix) -> Result<S, Groth16Error> {
+    let check_len = |index: usize, part: &S| {
+        let (inputs, aux, constraints) = part.lengths();
+        prefix.check_len(index, inputs, aux, constraints)
+    };
+    let mut parts = parts.into_iter().enumerate();
+    let Some((_, mut whole)) = parts.next() else {
+        return Err(Groth16Error::Fork {
+            part: 0,
+            reason: "a fork needs at least one part".into(),
+        });
+    };
+    check_len(0, &whole)?;
+    for (index, part) in parts {
+        check_len(index, &part)?;
+        prefix.check_values(index, whole.values(), part.values())?;
+        whole.append_rest(index, part, prefix);
+    }
+    Ok(whole)
+}

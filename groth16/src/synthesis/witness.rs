@@ -11,8 +11,7 @@ use sluice_backend::compact::{SealedPage, PAGE_LEN};
 use sluice_backend::CompactVec;
 use sluice_field::{Fr, FrCompatible};
 
-use crate::error::Groth16Error;
-use crate::synthesis::join::Prefix;
+use crate::synthesis::join::{Joinable, Prefix};
 use crate::synthesis::options::{report_progress, SynthesisOptions, SynthesisProgress};
 use crate::synthesis::system::{constraint_system, Synthesizer};
 
@@ -106,33 +105,21 @@ impl WitnessOnly {
     }
 }
 
-impl WitnessOnly {
-    /// The witness of the whole circuit from `parts` in order, each synthesized alone (the
-    /// constant one, the prefix, its rest), before the input constraints: part 0 whole,
-    /// then each later part's rest (see `synthesis::join`).
-    pub(crate) fn join(parts: Vec<Self>, prefix: Prefix) -> Result<Self, Groth16Error> {
-        let mut parts = parts.into_iter().enumerate();
-        let Some((_, mut whole)) = parts.next() else {
-            return Err(Groth16Error::Fork {
-                part: 0,
-                reason: "a fork needs at least one part".into(),
-            });
-        };
-        prefix.check_len(0, whole.inputs.len(), whole.aux.len(), whole.constraints)?;
-        for (index, part) in parts {
-            prefix.check_len(index, part.inputs.len(), part.aux.len(), part.constraints)?;
-            prefix.check_values(
-                index,
-                (&whole.inputs, &whole.aux),
-                (&part.inputs, &part.aux),
-            )?;
-            whole
-                .inputs
-                .extend_from_slice(&part.inputs[prefix.inputs..]);
-            part.aux.move_tail_into(prefix.aux, &mut whole.aux);
-            whole.constraints += part.constraints - prefix.constraints;
-        }
-        Ok(whole)
+/// Parts of a fork join (`synthesis::join`) as the witness of the whole circuit, before
+/// the input constraints.
+impl Joinable for WitnessOnly {
+    fn lengths(&self) -> (usize, usize, usize) {
+        (self.inputs.len(), self.aux.len(), self.constraints)
+    }
+
+    fn values(&self) -> (&[Fr], &CompactVec) {
+        (&self.inputs, &self.aux)
+    }
+
+    fn append_rest(&mut self, _: usize, part: Self, prefix: Prefix) {
+        self.inputs.extend_from_slice(&part.inputs[prefix.inputs..]);
+        self.constraints += part.constraints - prefix.constraints;
+        part.aux.move_tail_into(prefix.aux, &mut self.aux);
     }
 }
 
