@@ -251,9 +251,21 @@ where
     // proof's end (the ramp-up, when every worker is still synthesizing its first
     // partition, is not steady state) when there are two proofs or more.
     let mut window = (before, start);
-    for (q, handle) in handles.into_iter().enumerate() {
-        let (_, reports) = handle.wait().map_err(|x| e(&x))?;
-        ends.push(start.elapsed());
+    // Each proof's end as it happens, whatever the order: partitions of consecutive proofs
+    // interleave (and a pass may finish several proofs at once), so a later proof can end
+    // first.
+    let (done_tx, done) = std::sync::mpsc::channel();
+    for handle in handles {
+        let done_tx = done_tx.clone();
+        std::thread::spawn(move || {
+            let outcome = handle.wait();
+            let _ = done_tx.send((start.elapsed(), outcome));
+        });
+    }
+    drop(done_tx);
+    for (q, (end, outcome)) in done.iter().enumerate() {
+        let (_, reports) = outcome.map_err(|x| e(&x))?;
+        ends.push(end);
         if q == 0 && c2.proofs > 1 {
             window = (pipeline.stats(), Instant::now());
         }
@@ -261,6 +273,8 @@ where
         streamed.extend(reports.iter().map(|r| r.proof.streamed_bytes as f64));
         per_pass.extend(reports.iter().map(|r| r.proof.pass_partitions as f64));
     }
+    // Two ends a few microseconds apart may arrive in either order.
+    ends.sort();
     let after = pipeline.stats();
     let (from, since) = window;
     let wall = since.elapsed();

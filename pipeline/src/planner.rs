@@ -221,21 +221,14 @@ impl MemoryPlan {
         let n = fp.domain_size;
         let vector = fp.vector_bytes();
         let budget = input.device_budget;
-        let host_left = input
-            .host_budget
-            .saturating_sub(input.fixed_host_bytes + fp.worst_case_host_bytes());
-        // A pass holds each partition's h on the host (a vector each).
-        let host_k = usize::try_from(host_left / vector.max(1) / input.devices.max(1) as u64)
-            .unwrap_or(usize::MAX);
-        let k = input
+        let mut k = input
             .pass_partitions
             .unwrap_or(MAX_PASS_PARTITIONS.min(input.asked_workers.max(1)))
-            .min(host_k)
             .max(1);
         let point = input.point_device_bytes[0].max(input.point_device_bytes[1]);
         // Three batches of bases in flight (one in the MSMs, one queued, one going up),
         // two chunks of every partition's scalars, the MSM scratch of a batch.
-        let pass_bytes = |chunk: usize| {
+        let pass_bytes = |chunk: usize, k: usize| {
             let c = chunk as u64;
             3 * c * point + 2 * k as u64 * c * 32 + input.msm_scratch_bytes / n as u64 * c
         };
@@ -243,7 +236,7 @@ impl MemoryPlan {
             Some(c) => c.max(1),
             None => {
                 let mut c = n.next_power_of_two();
-                while c > MIN_STREAM_BATCH && pass_bytes(c) > budget / 4 {
+                while c > MIN_STREAM_BATCH && pass_bytes(c, k) > budget / 4 {
                     c /= 2;
                 }
                 c
@@ -257,7 +250,7 @@ impl MemoryPlan {
             },
             h => h,
         };
-        let work = pass_bytes(chunk).max(match h_mode {
+        let work = pass_bytes(chunk, k).max(match h_mode {
             HModeChoice::Streaming {
                 device_budget_bytes,
             } => device_budget_bytes,
@@ -278,16 +271,32 @@ impl MemoryPlan {
             },
             ..*input
         };
-        let extra_host = devices_h_bytes(input, k, vector);
+        // Where h's query streams (or H leaves h on the host), a pass holds each
+        // partition's h on the host, a vector each: at most half of what the host budget
+        // leaves beside one worst-case partition, so the passes do not starve synthesis.
+        let h_on_host = !residency.h || matches!(plan_h_on_host(fp, h_mode), Some(true));
+        let extra_host = match h_on_host {
+            true => {
+                let host_left = input
+                    .host_budget
+                    .saturating_sub(input.fixed_host_bytes + fp.worst_case_host_bytes());
+                let per_device = host_left / 2 / input.devices.max(1) as u64;
+                let host_k = usize::try_from(per_device / vector.max(1)).unwrap_or(usize::MAX);
+                k = k.min(host_k).max(1);
+                devices_h_bytes(input, k, vector)
+            }
+            false => 0,
+        };
         let mut plan = Self::with_resident_bytes(&whole_msms, resident, h_mode, extra_host)?;
-        if pass_bytes(chunk) > budget.saturating_sub(resident) {
+        let pass_bytes = pass_bytes(chunk, k);
+        if pass_bytes > budget.saturating_sub(resident) {
             return Err(too_small(
                 "a pass's batches of streamed bases",
-                pass_bytes(chunk),
+                pass_bytes,
                 budget.saturating_sub(resident),
             ));
         }
-        plan.partition_device_bytes = plan.partition_device_bytes.max(pass_bytes(chunk));
+        plan.partition_device_bytes = plan.partition_device_bytes.max(pass_bytes);
         plan.residency = residency;
         plan.pass_partitions = k;
         plan.stream_batch_len = Some(chunk);
@@ -413,6 +422,19 @@ impl MemoryPlan {
             pass_partitions: 1,
             stream_batch_len: None,
         })
+    }
+}
+
+/// Whether H as `h_mode` runs it leaves h on the host (four-step streaming H); `None`
+/// where the streaming budget cannot be planned (the plan then fails on it).
+fn plan_h_on_host(fp: &PartitionFootprint, h_mode: HModeChoice) -> Option<bool> {
+    match h_mode {
+        HModeChoice::Streaming {
+            device_budget_bytes,
+        } => StreamingPlan::new(fp.domain_size, device_budget_bytes)
+            .ok()
+            .map(|p| !p.holds_two_vectors()),
+        _ => Some(false),
     }
 }
 
