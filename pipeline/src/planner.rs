@@ -607,4 +607,53 @@ mod tests {
             "in memory needs 4 vectors"
         );
     }
+
+    /// Parameters over the device budget stream: the largest queries that fit stay, a
+    /// pass's h vectors are held on the host only where h streams (at most half of what
+    /// the host budget leaves), and `Resident` refuses instead.
+    #[test]
+    fn plans_streamed_parameters_where_they_do_not_fit() {
+        let n = 1u64 << 12;
+        let vector = n * 32;
+        let mut big = input(12, 8, 1 << 40, 0);
+        big.query_device_bytes = [
+            40 * vector,
+            30 * vector,
+            30 * vector,
+            10 * vector,
+            20 * vector,
+        ];
+        big.device_budget = 64 * vector;
+        assert!(matches!(
+            MemoryPlan::new(&big),
+            Err(PipelineError::ParametersDoNotFit { .. })
+        ));
+        big.residency = ResidencyChoice::Auto;
+        let plan = MemoryPlan::new(&big).unwrap();
+        assert!(!plan.residency.is_all(), "{plan:?}");
+        assert!(
+            plan.residency.h,
+            "the largest query that fits stays: {plan:?}"
+        );
+        assert_eq!(
+            plan.params_device_bytes,
+            plan.residency.resident_bytes(big.query_device_bytes)
+        );
+        assert!(plan.params_device_bytes + plan.partition_device_bytes <= big.device_budget);
+        assert_eq!(plan.pass_partitions, 8, "{plan:?}");
+        assert_eq!(
+            plan.fixed_host_bytes, 1000,
+            "h resident: no h vectors on the host"
+        );
+        // Every query streamed: a pass's h vectors are fixed host bytes, their number
+        // bounded by half the host budget left.
+        let per = big.footprint.worst_case_host_bytes();
+        big.residency = ResidencyChoice::Fixed(Residency::NONE);
+        big.host_budget = 1000 + per + 6 * vector;
+        let plan = MemoryPlan::new(&big).unwrap();
+        assert_eq!(plan.params_device_bytes, 0);
+        assert_eq!(plan.pass_partitions, 3, "{plan:?}");
+        assert_eq!(plan.fixed_host_bytes, 1000 + 3 * vector, "{plan:?}");
+        assert!(plan.stream_batch_len.is_some_and(|b| b >= MIN_STREAM_BATCH));
+    }
 }
