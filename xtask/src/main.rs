@@ -76,8 +76,8 @@ fn run_tests(extra: &[String]) -> Result<(), String> {
     if in_ci {
         // In CI a missing OpenCL platform fails the OpenCL tests instead of skipping them.
         cmd.env("SLUICE_REQUIRE_OPENCL", "1");
-        // A clean build with no debug info: 16 min 20 s against 19 min 48 s on 2 cores
-        // (docs/bench-log, item 153); CI's panics still name their file and line.
+        // No debug info in CI's clean build: it is a sixth of the build's time on 2 cores,
+        // and CI's panics still name their file and line.
         if std::env::var_os("CARGO_PROFILE_RELEASE_DEBUG").is_none() {
             cmd.env("CARGO_PROFILE_RELEASE_DEBUG", "0");
         }

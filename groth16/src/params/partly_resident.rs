@@ -11,7 +11,7 @@ use sluice_field::{G1Affine, G2Affine};
 
 use crate::error::Groth16Error;
 use crate::params::keys::VerifyingKey;
-use crate::params::residency::Residency;
+use crate::params::residency::{Residency, G1_FILE_BYTES, G2_FILE_BYTES};
 use crate::params::source::{
     g1_len, upload_b_g2, upload_g1, Bases, G1Query, HostParameters, ParameterInfo, ParameterSource,
 };
@@ -105,7 +105,7 @@ impl<B: ComputeBackend, H: HostParameters + ?Sized> ParameterSource<B> for Partl
         if let Some(bases) = &self.g1[query as usize] {
             return Ok((Bases::Resident(bases), range.start));
         }
-        self.count(range.len(), 96);
+        self.count(range.len(), G1_FILE_BYTES);
         let bases = upload_g1(&*self.host, backend, query, range)?;
         Ok((Bases::Uploaded(bases), 0))
     }
@@ -117,7 +117,7 @@ impl<B: ComputeBackend, H: HostParameters + ?Sized> ParameterSource<B> for Partl
         if let Some(bases) = &self.b_g2 {
             return Ok((Bases::Resident(bases), range.start));
         }
-        self.count(range.len(), 192);
+        self.count(range.len(), G2_FILE_BYTES);
         let bases = upload_b_g2(&*self.host, backend, range)?;
         Ok((Bases::Uploaded(bases), 0))
     }

@@ -3,6 +3,9 @@
 
 use std::fmt;
 
+use sluice_field::{G1Affine, G2Affine};
+
+use crate::params::encoding::FilePoint;
 use crate::r1cs::shape::QueryLengths;
 
 /// Per query, whether its bases are resident in the backend (uploaded once) or streamed
@@ -56,12 +59,7 @@ impl Residency {
     /// The bytes the resident queries' points take in their file encodings (uncompressed
     /// G1 96 bytes, G2 192), for parameters of these lengths.
     pub fn resident_file_bytes(&self, lengths: &QueryLengths) -> u64 {
-        query_bytes(lengths)
-            .into_iter()
-            .zip(self.flags())
-            .filter(|(_, resident)| *resident)
-            .map(|(bytes, _)| bytes)
-            .sum()
+        self.resident_bytes(query_bytes(lengths))
     }
 
     /// h, l, a, b_g1, b_g2 in the file's order.
@@ -109,15 +107,20 @@ impl Residency {
     }
 }
 
+/// Bytes of a G1 point in a parameter file (uncompressed).
+pub(crate) const G1_FILE_BYTES: u64 = <G1Affine as FilePoint>::UNCOMPRESSED as u64;
+/// Bytes of a G2 point in a parameter file (uncompressed).
+pub(crate) const G2_FILE_BYTES: u64 = <G2Affine as FilePoint>::UNCOMPRESSED as u64;
+
 /// Each query's points' bytes in a parameter file: h, l, a, b_g1, b_g2.
-pub(crate) fn query_bytes(lengths: &QueryLengths) -> [u64; 5] {
-    let g1 = |n: usize| n as u64 * 96;
+fn query_bytes(lengths: &QueryLengths) -> [u64; 5] {
+    let g1 = |n: usize| n as u64 * G1_FILE_BYTES;
     [
         g1(lengths.h),
         g1(lengths.l),
         g1(lengths.a),
         g1(lengths.b_g1),
-        lengths.b_g2 as u64 * 192,
+        lengths.b_g2 as u64 * G2_FILE_BYTES,
     ]
 }
 

@@ -21,14 +21,13 @@ use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 
 use crate::error::Groth16Error;
 use crate::params::keys::Proof;
-use crate::params::residency::Residency;
+use crate::params::residency::{Residency, G1_FILE_BYTES, G2_FILE_BYTES};
 use crate::params::source::{Bases, G1Query, ParameterSource};
 use crate::prover::config::ProverConfig;
 use crate::prover::h::h_msm_on_device;
 use crate::prover::msm::{msm_batched_vartime, HostScalars};
 use crate::prover::report::{PhaseTimes, ProofReport};
-use crate::prover::run::{check_sizes, HCoefficients, ProofRun, WitnessMsms};
-use crate::r1cs::domain::domain_size;
+use crate::prover::run::{check_assignment, HCoefficients, ProofRun, WitnessMsms};
 use crate::synthesis::assignment::ProvingAssignment;
 
 /// One partition of a pass: its synthesized assignment, its blinding (secret, uniformly
@@ -72,8 +71,8 @@ where
         (0..partitions.len()).map(|_| None).collect();
     let mut live = Vec::new();
     for (i, p) in partitions.into_iter().enumerate() {
-        match check_partition(&p.cs, params) {
-            Ok(log_n) => live.push((i, p, log_n)),
+        match check_assignment(&p.cs, params) {
+            Ok((log_n, _)) => live.push((i, p, log_n)),
             Err(e) => results[i] = Some(Err(e)),
         }
     }
@@ -126,22 +125,6 @@ where
             }))
         })
         .collect()
-}
-
-/// A partition's own checks: satisfied, and its shape the parameters'. Returns log2 of its
-/// domain.
-fn check_partition<B, P>(cs: &ProvingAssignment, params: &P) -> Result<u32, Groth16Error>
-where
-    B: ComputeBackend,
-    P: ParameterSource<B> + ?Sized,
-{
-    if let Some(u) = cs.first_unsatisfied() {
-        let (index, name) = (u.index, u.name.clone());
-        return Err(Groth16Error::Unsatisfied { index, name });
-    }
-    let (log_n, n) = domain_size(cs.num_constraints())?;
-    check_sizes(params, cs, n)?;
-    Ok(log_n)
 }
 
 /// A query whose MSMs a pass runs.
@@ -272,20 +255,13 @@ where
     fn upload_bases(&self, batch: &Batch) -> Result<Upload<'a, B>, Groth16Error> {
         let (backend, params) = (self.run.backend, self.run.params);
         let range = batch.bases.clone();
+        self.count_streamed(batch.query, range.len());
         match batch.query {
             Query::G1(q) => {
-                if !q.resident_in(&self.residency) {
-                    self.streamed
-                        .fetch_add(range.len() as u64 * 96, Ordering::Relaxed);
-                }
                 let (bases, at) = params.g1_bases_range(backend, q, range)?;
                 Ok(Upload::G1(bases, at))
             }
             Query::BG2 => {
-                if !self.residency.b_g2 {
-                    self.streamed
-                        .fetch_add(range.len() as u64 * 192, Ordering::Relaxed);
-                }
                 let (bases, at) = params.b_g2_bases_range(backend, range)?;
                 Ok(Upload::G2(bases, at))
             }
@@ -405,8 +381,8 @@ where
     /// Counts `used` bases of query `q` as streamed, unless it is resident.
     fn count_streamed(&self, q: Query, used: usize) {
         let (resident, bytes) = match q {
-            Query::G1(q) => (q.resident_in(&self.residency), 96),
-            Query::BG2 => (self.residency.b_g2, 192),
+            Query::G1(q) => (q.resident_in(&self.residency), G1_FILE_BYTES),
+            Query::BG2 => (self.residency.b_g2, G2_FILE_BYTES),
         };
         if !resident {
             self.streamed

@@ -20,7 +20,7 @@ use crate::r1cs::shape::{check_shape, ShapeCounts};
 use crate::synthesis::assignment::ProvingAssignment;
 
 /// Checks every count the parameters and the synthesized circuit must agree on.
-pub(crate) fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
+fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
     params: &P,
     cs: &ProvingAssignment,
     n: usize,
@@ -40,6 +40,26 @@ pub(crate) fn check_sizes<B: ComputeBackend, P: ParameterSource<B> + ?Sized>(
 pub(crate) enum HCoefficients<B: ComputeBackend> {
     Device(B::FrBuffer),
     Host(HostVector, usize),
+}
+
+/// An assignment's own checks before it is proved: satisfied (a hand-built assignment may
+/// have failed a constraint, and its proof would never verify), and its shape the
+/// parameters'. Returns log2 of its domain and the domain size.
+pub(crate) fn check_assignment<B, P>(
+    cs: &ProvingAssignment,
+    params: &P,
+) -> Result<(u32, usize), Groth16Error>
+where
+    B: ComputeBackend,
+    P: ParameterSource<B> + ?Sized,
+{
+    if let Some(u) = cs.first_unsatisfied() {
+        let (index, name) = (u.index, u.name.clone());
+        return Err(Groth16Error::Unsatisfied { index, name });
+    }
+    let (log_n, n) = domain_size(cs.num_constraints())?;
+    check_sizes(params, cs, n)?;
+    Ok((log_n, n))
 }
 
 /// The sums over the witness a proof combines: the L, A, B (G1) and B (G2) MSMs.
@@ -458,13 +478,7 @@ where
     B: ComputeBackend,
     P: ParameterSource<B> + ?Sized,
 {
-    // A hand-built assignment may have failed a constraint: its proof would never verify.
-    if let Some(u) = cs.first_unsatisfied() {
-        let (index, name) = (u.index, u.name.clone());
-        return Err(Groth16Error::Unsatisfied { index, name });
-    }
-    let (log_n, n) = domain_size(cs.num_constraints())?;
-    check_sizes(params, &cs, n)?;
+    let (log_n, n) = check_assignment(&cs, params)?;
     log::info!(
         "proof 2^{log_n} on {}: {} constraints, {} inputs, {} auxiliary; H {:?}, MSM batches {:?}",
         backend.info().name,
