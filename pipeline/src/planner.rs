@@ -250,22 +250,24 @@ impl MemoryPlan {
             },
             h => h,
         };
-        let work = pass_bytes(chunk, k).max(match h_mode {
+        // A whole MSM (h's, or a resident query's over a partition's witness) and its
+        // vector fit in the pass's working set too.
+        let whole_msm = input.msm_scratch_bytes + vector;
+        let work = pass_bytes(chunk, k).max(whole_msm).max(match h_mode {
             HModeChoice::Streaming {
                 device_budget_bytes,
             } => device_budget_bytes,
-            _ => fp
-                .in_memory_device_bytes
-                .max(input.msm_scratch_bytes + vector),
+            _ => fp.in_memory_device_bytes,
         });
         let residency = fixed.unwrap_or_else(|| {
             Residency::fitting(input.query_device_bytes, budget.saturating_sub(work))
         });
         let resident = residency.resident_bytes(input.query_device_bytes);
-        // A streamed query's MSMs run in batches (their scratch is the pass's); only a
-        // resident h's MSM runs whole.
+        // A streamed query's MSMs run in batches (their scratch is the pass's); a resident
+        // query's run whole, over h or a partition's witness in h's place.
+        let any_resident = residency.resident_bytes(input.query_device_bytes) > 0;
         let whole_msms = PlanInput {
-            msm_scratch_bytes: match residency.h {
+            msm_scratch_bytes: match any_resident {
                 true => input.msm_scratch_bytes,
                 false => 0,
             },
@@ -296,7 +298,10 @@ impl MemoryPlan {
                 budget.saturating_sub(resident),
             ));
         }
-        plan.partition_device_bytes = plan.partition_device_bytes.max(pass_bytes);
+        plan.partition_device_bytes = plan
+            .partition_device_bytes
+            .max(pass_bytes)
+            .max(u64::from(any_resident) * whole_msm);
         plan.residency = residency;
         plan.pass_partitions = k;
         plan.stream_batch_len = Some(chunk);

@@ -5,11 +5,14 @@
 //!
 //! The order: H of each partition (h's coefficients stay on the device for a resident h
 //! query's MSM, else they come back to the host); then h's pass (a batch of h's bases, the
-//! MSM of every partition's h over it); then the witness's pass, a chunk of the
-//! auxiliary assignment at a time: every partition's chunk goes up once (expanded from its
-//! compact form on the device), and each of l, a, b_g1 and b_g2 uploads the bases that
-//! chunk uses and runs every partition's MSM over them. A thread beside the MSMs uploads the
-//! next batch while they run ([`pipelined`]), so the copy engine works during the kernels.
+//! MSM of every partition's h over it); then the MSMs over each partition's witness whose
+//! bases are resident, whole, as a single proof runs them (a chunked MSM pays its bucket
+//! sums once per chunk); then the witness's pass for the queries that stream, a chunk of
+//! the auxiliary assignment at a time: every partition's chunk goes up once (expanded from
+//! its compact form on the device), and each streamed query among l, a, b_g1 and b_g2
+//! uploads the bases that chunk uses and runs every partition's MSM over them. A thread
+//! beside the MSMs uploads the next batch while they run ([`pipelined`]), so the copy
+//! engine works during the kernels.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,7 +30,7 @@ use crate::prover::config::ProverConfig;
 use crate::prover::h::h_msm_on_device;
 use crate::prover::msm::{msm_batched_vartime, HostScalars};
 use crate::prover::report::{PhaseTimes, ProofReport};
-use crate::prover::run::{check_assignment, HCoefficients, ProofRun, WitnessMsms};
+use crate::prover::run::{check_assignment, upload_witness, HCoefficients, ProofRun, WitnessMsms};
 use crate::synthesis::assignment::ProvingAssignment;
 
 /// One partition of a pass: its synthesized assignment, its blinding (secret, uniformly
@@ -132,6 +135,52 @@ where
 enum Query {
     G1(G1Query),
     BG2,
+}
+
+/// The queries over the auxiliary assignment, in the order their MSMs run.
+const WITNESS_QUERIES: [Query; 4] = [
+    Query::G1(G1Query::L),
+    Query::G1(G1Query::A),
+    Query::G1(G1Query::BG1),
+    Query::BG2,
+];
+
+impl Query {
+    /// Which of the witness's bases `cs` uses in this query: `None` for all of them.
+    fn density(self, cs: &ProvingAssignment) -> Option<&Density> {
+        match self {
+            Query::G1(G1Query::L) | Query::G1(G1Query::H) => None,
+            Query::G1(G1Query::A) => Some(cs.a_aux_density()),
+            Query::G1(G1Query::BG1) | Query::BG2 => Some(cs.b_aux_density()),
+        }
+    }
+
+    /// The query's first base over the witness: after the inputs' ones.
+    fn witness_skip(self, cs: &ProvingAssignment) -> usize {
+        match self {
+            Query::G1(G1Query::L) | Query::G1(G1Query::H) => 0,
+            Query::G1(G1Query::A) => cs.input_assignment().len(),
+            Query::G1(G1Query::BG1) | Query::BG2 => cs.b_input_density().count_ones(),
+        }
+    }
+
+    /// Its place among the phase times of the witness's MSMs.
+    fn slot(self) -> usize {
+        match self {
+            Query::G1(G1Query::L) => 0,
+            Query::G1(G1Query::A) => 1,
+            Query::G1(G1Query::BG1) | Query::G1(G1Query::H) => 2,
+            Query::BG2 => 3,
+        }
+    }
+
+    /// Whether its bases stay on the device.
+    fn resident_in(self, residency: &Residency) -> bool {
+        match self {
+            Query::G1(q) => q.resident_in(residency),
+            Query::BG2 => residency.b_g2,
+        }
+    }
 }
 
 /// One batch of a pass: a query's bases `bases` (indices into the query), for the
@@ -269,48 +318,40 @@ where
     }
 
     /// The L, A, B (G1) and B (G2) sums of every partition: the inputs' parts apart (a
-    /// few bases each), then the witness's pass.
+    /// few bases each), the resident queries whole per partition, then the witness's pass
+    /// for the queries that stream.
     fn witness_pass(
         &self,
         parts: &[PassPartition],
         times: &mut [Duration; 4],
     ) -> Result<Vec<WitnessMsms>, Groth16Error> {
         let backend = self.run.backend;
+        let whole = self.whole_queries(parts);
         let mut sums = Vec::with_capacity(parts.len());
         for p in parts {
-            let inputs = p.cs.input_assignment();
-            let b_in = Some(p.cs.b_input_density());
-            let count = |q: Query, used: usize| self.count_streamed(q, used);
-            count(Query::G1(G1Query::A), inputs.len());
-            let used = p.cs.b_input_density().count_ones();
-            count(Query::G1(G1Query::BG1), used);
-            let host = |s| HostScalars::Slice(s);
-            let b_g2 = match p.b_g2 {
-                Some(_) => G2Projective::identity(),
-                None => {
-                    count(Query::BG2, used);
-                    msm_batched_vartime(
-                        host(inputs),
-                        b_in,
-                        0,
-                        None,
-                        |r| self.run.params.b_g2_bases_range(backend, r),
-                        |bases: &B::Bases<G2Affine>, at, s: &[Fr], d: Option<&Density>| {
-                            backend.msm_vartime(bases, at, Scalars::Host(s), d)
-                        },
-                    )?
+            let mut sum = self.inputs_sums(p)?;
+            let queries = whole
+                .iter()
+                .filter(|&&q| q != Query::BG2 || p.b_g2.is_none());
+            let mut queries = queries.peekable();
+            if queries.peek().is_some() {
+                // Where a resident query runs whole, the witness goes up whole: in h's
+                // place, which the planner reserved next to a whole MSM's scratch.
+                let aux = upload_witness(backend, p.cs.aux_assignment(), self.run.n())?;
+                if let Some(aux) = aux {
+                    for &q in queries {
+                        let clock = Instant::now();
+                        let up = self.whole_bases(q)?;
+                        let at = q.witness_skip(&p.cs);
+                        let scalars = Scalars::Buffer(&aux);
+                        self.add_msm(&mut sum, q, &up, at, scalars, q.density(&p.cs))?;
+                        times[q.slot()] += clock.elapsed();
+                    }
                 }
-            };
-            sums.push(WitnessMsms {
-                l: G1Projective::identity(),
-                a: self.run.g1_host(G1Query::A, 0, host(inputs), None, None)?,
-                b_g1: self
-                    .run
-                    .g1_host(G1Query::BG1, 0, host(inputs), b_in, None)?,
-                b_g2,
-            });
+            }
+            sums.push(sum);
         }
-        let steps = self.witness_steps(parts);
+        let steps = self.witness_steps(parts, &whole);
         let mut chunk: Vec<B::FrBuffer> = Vec::new();
         pipelined(
             &steps,
@@ -335,38 +376,18 @@ where
                     return Ok(());
                 };
                 let clock = Instant::now();
-                let from = batch.scalars.clone();
+                let (q, from) = (batch.query, batch.scalars.clone());
                 for &k in &batch.parts {
                     let cs = &parts[k].cs;
+                    let density = q.density(cs).map(|d| d.slice(from.clone()));
                     let scalars = Scalars::Buffer(&chunk[k]);
-                    let density = |d: &Density| Some(d.slice(from.clone()));
-                    let sum = &mut sums[k];
-                    match (&up, batch.query) {
-                        (Upload::G1(bases, at), Query::G1(G1Query::L)) => {
-                            sum.l += backend.msm_vartime(bases, *at, scalars, None)?;
-                        }
-                        (Upload::G1(bases, at), Query::G1(G1Query::A)) => {
-                            let d = density(cs.a_aux_density());
-                            sum.a += backend.msm_vartime(bases, *at, scalars, d.as_ref())?;
-                        }
-                        (Upload::G1(bases, at), Query::G1(G1Query::BG1)) => {
-                            let d = density(cs.b_aux_density());
-                            sum.b_g1 += backend.msm_vartime(bases, *at, scalars, d.as_ref())?;
-                        }
-                        (Upload::G2(bases, at), Query::BG2) => {
-                            let d = density(cs.b_aux_density());
-                            sum.b_g2 += backend.msm_vartime(bases, *at, scalars, d.as_ref())?;
-                        }
-                        _ => {}
-                    }
+                    let at = match &up {
+                        Upload::G1(_, at) | Upload::G2(_, at) => *at,
+                        Upload::Chunk(_) => 0,
+                    };
+                    self.add_msm(&mut sums[k], q, &up, at, scalars, density.as_ref())?;
                 }
-                let slot = match batch.query {
-                    Query::G1(G1Query::L) => 0,
-                    Query::G1(G1Query::A) => 1,
-                    Query::G1(G1Query::BG1) | Query::G1(G1Query::H) => 2,
-                    Query::BG2 => 3,
-                };
-                times[slot] += clock.elapsed();
+                times[q.slot()] += clock.elapsed();
                 Ok(())
             },
         )?;
@@ -378,46 +399,125 @@ where
         Ok(sums)
     }
 
+    /// A partition's sums over its inputs (A and B's: a few bases each), the B MSM in G2's
+    /// where the pass computes it.
+    fn inputs_sums(&self, p: &PassPartition) -> Result<WitnessMsms, Groth16Error> {
+        let backend = self.run.backend;
+        let inputs = p.cs.input_assignment();
+        let b_in = Some(p.cs.b_input_density());
+        let count = |q: Query, used: usize| self.count_streamed(q, used);
+        count(Query::G1(G1Query::A), inputs.len());
+        let used = p.cs.b_input_density().count_ones();
+        count(Query::G1(G1Query::BG1), used);
+        let host = |s| HostScalars::Slice(s);
+        let b_g2 = match p.b_g2 {
+            Some(_) => G2Projective::identity(),
+            None => {
+                count(Query::BG2, used);
+                msm_batched_vartime(
+                    host(inputs),
+                    b_in,
+                    0,
+                    None,
+                    |r| self.run.params.b_g2_bases_range(backend, r),
+                    |bases: &B::Bases<G2Affine>, at, s: &[Fr], d: Option<&Density>| {
+                        backend.msm_vartime(bases, at, Scalars::Host(s), d)
+                    },
+                )?
+            }
+        };
+        Ok(WitnessMsms {
+            l: G1Projective::identity(),
+            a: self.run.g1_host(G1Query::A, 0, host(inputs), None, None)?,
+            b_g1: self
+                .run
+                .g1_host(G1Query::BG1, 0, host(inputs), b_in, None)?,
+            b_g2,
+        })
+    }
+
+    /// The witness queries whose MSMs run whole, one per partition: those with resident
+    /// bases, where the witness fits a domain's vector (as a single proof uploads it).
+    fn whole_queries(&self, parts: &[PassPartition]) -> Vec<Query> {
+        let fits = parts.iter().all(|p| {
+            let aux = p.cs.aux_assignment().len();
+            aux > 0 && aux <= self.run.n()
+        });
+        WITNESS_QUERIES
+            .into_iter()
+            .filter(|q| fits && q.resident_in(&self.residency))
+            .collect()
+    }
+
+    /// The whole of resident query `q`'s bases.
+    fn whole_bases(&self, q: Query) -> Result<Upload<'a, B>, Groth16Error> {
+        let (backend, params) = (self.run.backend, self.run.params);
+        Ok(match q {
+            Query::G1(q) => Upload::G1(params.g1_bases(backend, q)?, 0),
+            Query::BG2 => Upload::G2(params.b_g2_bases(backend)?, 0),
+        })
+    }
+
+    /// Adds query `q`'s MSM of `scalars` over `up`'s bases from index `at` (and the
+    /// scalars' `density`) to its sum in `sum`.
+    fn add_msm(
+        &self,
+        sum: &mut WitnessMsms,
+        q: Query,
+        up: &Upload<'a, B>,
+        at: usize,
+        scalars: Scalars<'_, B>,
+        density: Option<&Density>,
+    ) -> Result<(), Groth16Error> {
+        let backend = self.run.backend;
+        match (up, q) {
+            (Upload::G1(bases, _), Query::G1(G1Query::L)) => {
+                sum.l += backend.msm_vartime(bases, at, scalars, density)?;
+            }
+            (Upload::G1(bases, _), Query::G1(G1Query::A)) => {
+                sum.a += backend.msm_vartime(bases, at, scalars, density)?;
+            }
+            (Upload::G1(bases, _), Query::G1(G1Query::BG1)) => {
+                sum.b_g1 += backend.msm_vartime(bases, at, scalars, density)?;
+            }
+            (Upload::G2(bases, _), Query::BG2) => {
+                sum.b_g2 += backend.msm_vartime(bases, at, scalars, density)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// Counts `used` bases of query `q` as streamed, unless it is resident.
     fn count_streamed(&self, q: Query, used: usize) {
-        let (resident, bytes) = match q {
-            Query::G1(q) => (q.resident_in(&self.residency), G1_FILE_BYTES),
-            Query::BG2 => (self.residency.b_g2, G2_FILE_BYTES),
-        };
-        if !resident {
+        if !q.resident_in(&self.residency) {
+            let bytes = match q {
+                Query::G1(_) => G1_FILE_BYTES,
+                Query::BG2 => G2_FILE_BYTES,
+            };
             self.streamed
                 .fetch_add(used as u64 * bytes, Ordering::Relaxed);
         }
     }
 
-    /// The witness's pass in order: per chunk, its upload, then for each query the batches
-    /// of bases that chunk uses: one per distinct range of bases among the partitions (one
-    /// for all of them where their densities agree, as a circuit's do).
-    fn witness_steps(&self, parts: &[PassPartition]) -> Vec<Step> {
-        let Some(first) = parts.first() else {
+    /// The witness's pass in order for the queries not run `whole`: per chunk, its upload,
+    /// then for each query the batches of bases that chunk uses: one per distinct range of
+    /// bases among the partitions (one for all of them where their densities agree, as a
+    /// circuit's do). No steps where every query runs whole.
+    fn witness_steps(&self, parts: &[PassPartition], whole: &[Query]) -> Vec<Step> {
+        let queries: Vec<Query> = WITNESS_QUERIES
+            .into_iter()
+            .filter(|q| !whole.contains(q))
+            .collect();
+        let Some(first) = parts.first().filter(|_| !queries.is_empty()) else {
             return Vec::new();
         };
         let aux = first.cs.aux_assignment().len();
         let chunk = self.chunk(aux);
-        let queries = [
-            Query::G1(G1Query::L),
-            Query::G1(G1Query::A),
-            Query::G1(G1Query::BG1),
-            Query::BG2,
-        ];
         // Per query and partition, the next base: after the inputs' ones.
         let mut next: Vec<Vec<usize>> = queries
             .iter()
-            .map(|q| {
-                parts
-                    .iter()
-                    .map(|p| match q {
-                        Query::G1(G1Query::L) | Query::G1(G1Query::H) => 0,
-                        Query::G1(G1Query::A) => p.cs.input_assignment().len(),
-                        _ => p.cs.b_input_density().count_ones(),
-                    })
-                    .collect()
-            })
+            .map(|q| parts.iter().map(|p| q.witness_skip(&p.cs)).collect())
             .collect();
         let mut steps = Vec::new();
         for s0 in (0..aux).step_by(chunk) {
@@ -429,14 +529,10 @@ where
                     if query == Query::BG2 && p.b_g2.is_some() {
                         continue;
                     }
-                    let used = match query {
-                        Query::G1(G1Query::A) => p.cs.a_aux_density().slice(scalars.clone()),
-                        Query::G1(G1Query::BG1) | Query::BG2 => {
-                            p.cs.b_aux_density().slice(scalars.clone())
-                        }
-                        _ => Density::full(scalars.len()),
-                    }
-                    .count_ones();
+                    let used = match query.density(&p.cs) {
+                        Some(d) => d.slice(scalars.clone()).count_ones(),
+                        None => scalars.len(),
+                    };
                     let bases = next[qi][k]..next[qi][k] + used;
                     next[qi][k] += used;
                     if used == 0 {
