@@ -2,11 +2,12 @@
 //! boolean-heavy circuit (or MiMC, the dense case compact storage must not make worse, or
 //! with the `filecoin` feature real PoRep partitions, each of its own small sector), Q
 //! proofs submitted back to back, workers and budgets from the machine unless given. Every
-//! partition's circuit is made before the clock starts. The row's time is the steady state: (end of the last proof - end
-//! of the first) / (Q - 1), the mean interval between proof ends after the ramp (with one
-//! proof, its whole time); the ends themselves are in the row's figures. Beside it, what the
-//! pipeline held: admitted workers, host bytes per waiting partition, device busy and the
-//! process's peak resident set sampled during the run.
+//! partition's circuit is made before the clock starts. The row's time is the steady state,
+//! counted in partitions: those that ended after the first end, over the time from it to
+//! the last end, as proofs of P partitions (see [`steady_state`]); the ends themselves are
+//! in the row's figures. Beside it, what the pipeline held: admitted workers, host bytes
+//! per waiting partition, device busy and the process's peak resident set sampled during
+//! the run.
 //!
 //! The parameters are benchmark parameters (the circuit's shape, no trapdoor; for
 //! Filecoin's circuits a setup's, `filecoin.rs`), made and uploaded before the clock starts
@@ -245,12 +246,9 @@ where
         handles.push(pipeline.submit(circuits, &mut rng).map_err(|x| e(&x))?);
     }
     let mut ends = Vec::with_capacity(c2.proofs);
+    let mut partition_ends = Vec::with_capacity(c2.proofs * c2.partitions);
     let mut waiting = Vec::new();
     let (mut streamed, mut per_pass) = (Vec::new(), Vec::new());
-    // Device busy is measured over the interval the row's times cover: from the first
-    // proof's end (the ramp-up, when every worker is still synthesizing its first
-    // partition, is not steady state) when there are two proofs or more.
-    let mut window = (before, start);
     // Each proof's end as it happens, whatever the order: partitions of consecutive proofs
     // interleave (and a pass may finish several proofs at once), so a later proof can end
     // first.
@@ -263,11 +261,16 @@ where
         });
     }
     drop(done_tx);
-    for (q, (end, outcome)) in done.iter().enumerate() {
+    // Device busy is measured from the first proof's end (the ramp-up, when every worker
+    // is still synthesizing its first partition, is not steady state), over the whole run
+    // where the proofs all end together.
+    let mut first_end = None;
+    for (end, outcome) in done.iter() {
         let (_, reports) = outcome.map_err(|x| e(&x))?;
         ends.push(end);
-        if q == 0 && c2.proofs > 1 {
-            window = (pipeline.stats(), Instant::now());
+        partition_ends.extend(reports.iter().map(|r| r.finished.duration_since(start)));
+        if first_end.is_none() {
+            first_end = Some((pipeline.stats(), Instant::now()));
         }
         waiting.extend(reports.iter().map(|r| r.held_host_bytes as f64 / vector));
         streamed.extend(reports.iter().map(|r| r.proof.streamed_bytes as f64));
@@ -275,13 +278,22 @@ where
     }
     // Two ends a few microseconds apart may arrive in either order.
     ends.sort();
+    partition_ends.sort();
     let after = pipeline.stats();
-    let (from, since) = window;
-    let wall = since.elapsed();
     let peak_rss_bytes = rss.stop();
     drop(pipeline);
 
-    let times = vec![steady_state(&ends)];
+    let steady = steady_state(&partition_ends, c2.partitions);
+    let (from, wall) = match first_end {
+        Some((from, at)) if at.elapsed() >= Duration::from_secs(1) => (from, at.elapsed()),
+        _ => (before, start.elapsed()),
+    };
+    bar::note(format!(
+        "  {label}: proof ends {} s; partition ends {} s\n",
+        seconds(&ends),
+        seconds(&partition_ends)
+    ));
+    let times = vec![steady.per_proof];
     let busy = after
         .device_busy
         .iter()
@@ -303,6 +315,8 @@ where
         device_busy: busy,
         peak_rss_bytes,
         proof_ends_s: ends.iter().map(Duration::as_secs_f64).collect(),
+        partition_ends_s: partition_ends.iter().map(Duration::as_secs_f64).collect(),
+        steady_partitions: steady.partitions,
         residency: plan.residency.to_string(),
         device_budget_bytes: config.device_budget_bytes,
         params_bytes,
@@ -322,18 +336,46 @@ fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len().max(1) as f64
 }
 
-/// The time per proof in steady state: `(end of the last - end of the first) / (Q - 1)`,
-/// the mean interval between proof ends after the first (the ramp, every worker
-/// synthesizing its first partition, is not steady state); with one proof, its whole time.
-/// Not the median of the intervals: consecutive proofs' partitions interleave, so single
-/// intervals swing (3.9 to 16.8 s in one 2^26 run of six proofs) and their median can land
-/// anywhere in that range, where the mean over the window cannot.
-fn steady_state(ends: &[Duration]) -> Duration {
-    match ends {
-        [] => Duration::ZERO,
-        [only] => *only,
-        [first, .., last] => (*last - *first) / (ends.len() as u32 - 1),
+/// The steady state of a run: the time per proof of `per_proof` partitions, and the
+/// partitions it counts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct SteadyState {
+    per_proof: Duration,
+    partitions: usize,
+}
+
+/// The steady state from the partitions' ends (sorted): those that ended after the first
+/// end, over the time from it to the last end (the ramp, every worker synthesizing its
+/// first partition, is not steady state). Counted in partitions, not proofs: consecutive
+/// proofs' partitions interleave, and a pass ends all its partitions at once, so proof
+/// ends bunch (three proofs ending in one pass left no interval at all) where partition
+/// ends cannot fool the count. Where all ended at once, the whole time (0 partitions
+/// counted).
+fn steady_state(ends: &[Duration], per_proof: usize) -> SteadyState {
+    let (Some(&first), Some(&last)) = (ends.first(), ends.last()) else {
+        return SteadyState {
+            per_proof: Duration::ZERO,
+            partitions: 0,
+        };
+    };
+    let after = ends.iter().filter(|&&e| e > first).count();
+    let per_proof = match after {
+        0 => last.mul_f64(per_proof as f64 / ends.len() as f64),
+        _ => (last - first).mul_f64(per_proof as f64 / after as f64),
+    };
+    SteadyState {
+        per_proof,
+        partitions: after,
     }
+}
+
+/// Seconds to one place, comma-separated.
+fn seconds(times: &[Duration]) -> String {
+    let s: Vec<String> = times
+        .iter()
+        .map(|t| format!("{:.1}", t.as_secs_f64()))
+        .collect();
+    s.join(", ")
 }
 
 /// Samples the process's resident set every 50 ms on a thread of its own; `stop` gives
@@ -463,25 +505,44 @@ mod tests {
         match row.outcome {
             crate::report::Outcome::Measured { reps, median_s, .. } => {
                 assert_eq!(reps, 1);
-                let ends = &p.proof_ends_s;
-                let steady = (ends[2] - ends[0]) / 2.0;
+                let ends = &p.partition_ends_s;
+                assert_eq!(ends.len(), 9, "{p:?}");
+                let after = ends.iter().filter(|&&e| e > ends[0]).count();
+                assert_eq!(p.steady_partitions, after, "{p:?}");
+                let steady = match after {
+                    0 => ends[8] * 3.0 / 9.0,
+                    _ => (ends[8] - ends[0]) * 3.0 / after as f64,
+                };
                 assert!((median_s - steady).abs() < 1e-6, "{median_s} {p:?}");
             }
             other => panic!("{other:?}"),
         }
     }
 
-    /// The steady state of the six proof ends of a 2^26 run on the H100: the
-    /// mean interval after the first end, 12.44 s, where the intervals' median said 15.16 s.
+    /// Partitions ending one at a time (resident) and by passes: the partitions after the
+    /// first end over the time from it, whatever proofs they belong to.
     #[test]
-    fn the_steady_state_is_the_mean_interval_after_the_first_end() {
-        let ends: Vec<Duration> = [52.5, 67.6, 77.4, 94.2, 110.8, 114.7]
-            .iter()
-            .map(|&s| Duration::from_secs_f64(s))
-            .collect();
-        let steady = steady_state(&ends).as_secs_f64();
-        assert!((steady - 12.44).abs() < 1e-9, "{steady}");
-        assert_eq!(steady_state(&ends[..1]), ends[0]);
-        assert_eq!(steady_state(&[]), Duration::ZERO);
+    fn the_steady_state_counts_the_partitions_after_the_first_end() {
+        let secs = |v: &[f64]| -> Vec<Duration> {
+            v.iter().map(|&s| Duration::from_secs_f64(s)).collect()
+        };
+        let steady = |ends: &[f64], per: usize| {
+            let s = steady_state(&secs(ends), per);
+            (s.per_proof.as_secs_f64(), s.partitions)
+        };
+        // One at a time, two partitions a proof: 3 after the first, in 3 s.
+        let (t, n) = steady(&[10.0, 11.0, 12.0, 13.0], 2);
+        assert!((t - 2.0).abs() < 1e-9 && n == 3, "{t} {n}");
+        // Passes of 14, 14 and 2 partitions of three proofs of 10: three proofs' ends in
+        // the last pass would have left no interval; 16 partitions in 30 s count.
+        let mut ends = vec![60.0; 14];
+        ends.extend([80.0; 14]);
+        ends.extend([90.0; 2]);
+        let (t, n) = steady(&ends, 10);
+        assert!((t - 30.0 * 10.0 / 16.0).abs() < 1e-9 && n == 16, "{t} {n}");
+        // One pass for all: its whole time, as proofs of 10, and nothing counted.
+        let (t, n) = steady(&[50.0; 20], 10);
+        assert!((t - 25.0).abs() < 1e-9 && n == 0, "{t} {n}");
+        assert_eq!(steady(&[], 10), (0.0, 0));
     }
 }

@@ -117,14 +117,21 @@ pub struct PipelineFigures {
     pub waiting_partition_mean_vectors: f64,
     /// Peak bytes the host budget counted for all partitions together.
     pub host_reserved_peak_bytes: u64,
-    /// Device busy time over the steady state's wall time (from the first proof's end to
-    /// the last's; the whole run with one proof), per device, at most 1 (work is credited
+    /// Device busy time over the wall time from the first proof's end to the last's (the
+    /// whole run where they end within a second), per device, at most 1 (work is credited
     /// when it ends).
     pub device_busy: Vec<f64>,
     /// Peak resident set size of the process sampled during the run (every 50 ms).
     pub peak_rss_bytes: Option<u64>,
     /// Seconds from the first submission to the end of each proof.
     pub proof_ends_s: Vec<f64>,
+    /// Seconds from the first submission to the end of each partition (of its pass), in
+    /// order.
+    #[serde(default)]
+    pub partition_ends_s: Vec<f64>,
+    /// The partitions the steady state counts: those that ended after the first end.
+    #[serde(default)]
+    pub steady_partitions: usize,
     /// Where the parameters lived: `resident`, `streamed` or `mixed (<resident queries>)`.
     #[serde(default)]
     pub residency: String,
@@ -340,12 +347,12 @@ pub fn pipeline_table(rows: &[Row]) -> String {
         if out.is_empty() {
             let _ = writeln!(
                 out,
-                "{:<10} {:<10} {:>5} {:>9} {:>14} {:>17} {:>10} {:>10} {:>18}  {:<28} {:>11} {:>22}",
+                "{:<10} {:<10} {:>5} {:>9} {:>20} {:>17} {:>10} {:>10} {:>18}  {:<28} {:>11} {:>22}",
                 "c2 op",
                 "impl",
                 "log2",
                 "workers",
-                "s per proof",
+                "s per proof (steady)",
                 "waiting (vectors)",
                 "device",
                 "budget",
@@ -362,12 +369,15 @@ pub fn pipeline_table(rows: &[Row]) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "{:<10} {:<10} {:>5} {:>9} {:>14} {:>17} {:>10} {:>10} {:>18}  {:<28} {:>11} {:>22}",
+            "{:<10} {:<10} {:>5} {:>9} {:>20} {:>17} {:>10} {:>10} {:>18}  {:<28} {:>11} {:>22}",
             row.op,
             row.implementation,
             row.log_size,
             format!("{}/{}", p.workers_admitted, p.workers_asked),
-            format!("{median_s:.2} ({}x{})", p.proofs, p.partitions),
+            format!(
+                "{median_s:.2} ({} of {}x{})",
+                p.steady_partitions, p.proofs, p.partitions
+            ),
             format!(
                 "{:.3} ({:.3})",
                 p.waiting_partition_vectors, p.waiting_partition_mean_vectors

@@ -153,7 +153,8 @@ impl<B: ComputeBackend> DeviceWorker<B> {
                     prove_pass(parts, &**params, &self.backend, &config)
                 }
             };
-            *lock(&self.stats.busy[self.device]) += t.elapsed();
+            let finished = Instant::now();
+            *lock(&self.stats.busy[self.device]) += finished - t;
             drop(turn);
             for ((proof, index, budget, started, synthesis, held_host_bytes), result) in
                 rest.into_iter().zip(results)
@@ -165,7 +166,8 @@ impl<B: ComputeBackend> DeviceWorker<B> {
                         let report = PartitionReport {
                             proof: report,
                             held_host_bytes,
-                            latency: started.elapsed(),
+                            latency: finished - started,
+                            finished,
                         };
                         (p, report)
                     })

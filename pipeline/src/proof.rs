@@ -2,7 +2,7 @@
 //! cancelled, and the handle waits for all of them.
 
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use sluice_groth16::{Proof, ProofReport};
 
@@ -20,6 +20,8 @@ pub struct PartitionReport {
     pub held_host_bytes: u64,
     /// Time from the start of synthesis to the end of device work.
     pub latency: Duration,
+    /// When its device work ended: the end of its pass, shared by every partition in it.
+    pub finished: Instant,
 }
 
 pub(crate) struct ProofInner {
