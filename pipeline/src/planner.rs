@@ -232,40 +232,57 @@ impl MemoryPlan {
             let c = chunk as u64;
             3 * c * point + 2 * k as u64 * c * 32 + input.msm_scratch_bytes / n as u64 * c
         };
-        let chunk = match input.stream_batch_len {
+        // H in memory where its working set fits the budget: it is never on the device
+        // with a pass's batches, and streaming H leaves the device idle while the host
+        // works (about half of each pass at 2^27 on a 24 GiB budget, bench log item 154).
+        // Else streaming H in half the budget.
+        let h_mode = match input.h_mode {
+            HModeChoice::Auto if fp.in_memory_device_bytes > budget => HModeChoice::Streaming {
+                device_budget_bytes: budget / 2,
+            },
+            h => h,
+        };
+        let h_work = match h_mode {
+            HModeChoice::Streaming {
+                device_budget_bytes,
+            } => device_budget_bytes,
+            _ => fp.in_memory_device_bytes,
+        };
+        // The largest chunk whose pass fits `limit` (fewer, larger MSMs: each pays its
+        // bucket sums once).
+        let size_chunk = |k: usize, limit: u64| match input.stream_batch_len {
             Some(c) => c.max(1),
             None => {
                 let mut c = n.next_power_of_two();
-                while c > MIN_STREAM_BATCH && pass_bytes(c, k) > budget / 4 {
+                while c > MIN_STREAM_BATCH && pass_bytes(c, k) > limit {
                     c /= 2;
                 }
                 c
             }
         };
-        // H in memory where its four vectors take at most half the budget, else streaming
-        // H in half.
-        let h_mode = match input.h_mode {
-            HModeChoice::Auto if fp.in_memory_device_bytes > budget / 2 => HModeChoice::Streaming {
-                device_budget_bytes: budget / 2,
-            },
-            h => h,
-        };
-        // A whole MSM (h's, or a resident query's over a partition's witness) and its
-        // vector fit in the pass's working set too.
+        // A pass takes a quarter of the budget, or H's working set where that is more: the
+        // two are never on the device at once.
+        let mut chunk = size_chunk(k, (budget / 4).max(h_work));
+        let mut work = pass_bytes(chunk, k).max(h_work);
+        // A resident query's MSMs run whole (over h, or a partition's witness in h's
+        // place): where the largest queries that fit next to the pass need more than that,
+        // they are fitted next to a whole MSM and its vector instead.
         let whole_msm = input.msm_scratch_bytes + vector;
-        let work = pass_bytes(chunk, k).max(whole_msm).max(match h_mode {
-            HModeChoice::Streaming {
-                device_budget_bytes,
-            } => device_budget_bytes,
-            _ => fp.in_memory_device_bytes,
-        });
+        let query_bytes = input.query_device_bytes;
         let residency = fixed.unwrap_or_else(|| {
-            Residency::fitting(input.query_device_bytes, budget.saturating_sub(work))
+            let next_to_pass = Residency::fitting(query_bytes, budget.saturating_sub(work));
+            match next_to_pass.resident_bytes(query_bytes) > 0 && whole_msm > work {
+                true => Residency::fitting(query_bytes, budget.saturating_sub(whole_msm)),
+                false => next_to_pass,
+            }
         });
-        let resident = residency.resident_bytes(input.query_device_bytes);
+        let resident = residency.resident_bytes(query_bytes);
+        let any_resident = resident > 0;
+        if any_resident {
+            work = work.max(whole_msm);
+        }
         // A streamed query's MSMs run in batches (their scratch is the pass's); a resident
-        // query's run whole, over h or a partition's witness in h's place.
-        let any_resident = residency.resident_bytes(input.query_device_bytes) > 0;
+        // query's run whole.
         let whole_msms = PlanInput {
             msm_scratch_bytes: match any_resident {
                 true => input.msm_scratch_bytes,
@@ -284,18 +301,31 @@ impl MemoryPlan {
                     .saturating_sub(input.fixed_host_bytes + fp.worst_case_host_bytes());
                 let per_device = host_left / 2 / input.devices.max(1) as u64;
                 let host_k = usize::try_from(per_device / vector.max(1)).unwrap_or(usize::MAX);
-                k = k.min(host_k).max(1);
+                let fewer = k.min(host_k).max(1);
+                if fewer < k {
+                    // Fewer partitions a pass: longer chunks in the working set reserved.
+                    k = fewer;
+                    chunk = size_chunk(k, work);
+                }
                 devices_h_bytes(input, k, vector)
             }
             false => 0,
         };
         let mut plan = Self::with_resident_bytes(&whole_msms, resident, h_mode, extra_host)?;
         let pass_bytes = pass_bytes(chunk, k);
-        if pass_bytes > budget.saturating_sub(resident) {
+        let device_left = budget.saturating_sub(resident);
+        if pass_bytes > device_left {
             return Err(too_small(
                 "a pass's batches of streamed bases",
                 pass_bytes,
-                budget.saturating_sub(resident),
+                device_left,
+            ));
+        }
+        if any_resident && whole_msm > device_left {
+            return Err(too_small(
+                "a resident query's whole MSM and its vector",
+                whole_msm,
+                device_left,
             ));
         }
         plan.partition_device_bytes = plan
@@ -306,7 +336,8 @@ impl MemoryPlan {
         plan.pass_partitions = k;
         plan.stream_batch_len = Some(chunk);
         log::info!(
-            "streamed parameters: {residency} ({resident} of {} device bytes resident),              batches of {chunk} scalars, up to {k} partitions a pass, H {:?}",
+            "streamed parameters: {residency} ({resident} of {} device bytes resident), \
+             batches of {chunk} scalars, up to {k} partitions a pass, H {:?}",
             input.query_device_bytes.iter().sum::<u64>(),
             plan.h_mode
         );
@@ -660,5 +691,38 @@ mod tests {
         assert_eq!(plan.pass_partitions, 3, "{plan:?}");
         assert_eq!(plan.fixed_host_bytes, 1000 + 3 * vector, "{plan:?}");
         assert!(plan.stream_batch_len.is_some_and(|b| b >= MIN_STREAM_BATCH));
+    }
+
+    /// Where no query fits: H stays in memory when its working set fits the budget (more
+    /// than half of it), the batches grow into that working set (a pass and H are never on
+    /// the device at once), and fewer partitions a pass (the host's limit) get longer
+    /// batches in the same device bytes.
+    #[test]
+    fn streamed_plans_keep_h_in_memory_and_size_batches_by_the_working_set() {
+        let n = 1u64 << 12;
+        let vector = n * 32;
+        let mut big = input(12, 8, 1 << 40, 5 * vector);
+        big.query_device_bytes = [10 * vector; 5];
+        big.residency = ResidencyChoice::Auto;
+        let plan = MemoryPlan::new(&big).unwrap();
+        assert_eq!(plan.h_mode, HMode::InMemory, "{plan:?}");
+        assert_eq!(plan.residency, Residency::NONE, "{plan:?}");
+        assert_eq!(plan.pass_partitions, 8, "{plan:?}");
+        // A pass holds 3 batches of G2 bases (192 bytes) and 2 chunks of 8 partitions'
+        // scalars: 1088 bytes a scalar. In H's 4 vectors, 256 scalars (a quarter of the
+        // budget would allow 128).
+        assert_eq!(plan.stream_batch_len, Some(256), "{plan:?}");
+        assert!(plan.partition_device_bytes <= big.device_budget, "{plan:?}");
+        // Host room for two partitions' h vectors: 704 bytes a scalar, 512 of them.
+        big.host_budget = 1000 + big.footprint.worst_case_host_bytes() + 4 * vector;
+        let plan = MemoryPlan::new(&big).unwrap();
+        assert_eq!(plan.pass_partitions, 2, "{plan:?}");
+        assert_eq!(plan.stream_batch_len, Some(512), "{plan:?}");
+        assert!(plan.partition_device_bytes <= big.device_budget, "{plan:?}");
+        // H's 4 vectors do not fit 3.5: streaming in half the budget.
+        big.device_budget = 7 * vector / 2;
+        big.host_budget = 1 << 40;
+        let plan = MemoryPlan::new(&big).unwrap();
+        assert!(matches!(plan.h_mode, HMode::Streaming { .. }), "{plan:?}");
     }
 }
