@@ -24,9 +24,13 @@ pub struct PartitionFootprint {
     /// bitmaps hold.
     pub witness_bytes: u64,
     /// Device bytes of an in-memory H computation and its MSMs: 4 vectors (a, b and c, and
-    /// one for MSM temporaries).
+    /// the witness, which goes up beside H's last kernels).
     pub in_memory_device_bytes: u64,
 }
+
+/// Device bytes a compact upload's temporaries may hold at once, beyond its destination:
+/// the OpenCL backend's batches carry at most 16 MiB of codes and 36 MiB of exceptions.
+const COMPACT_UPLOAD_TEMPORARIES: u64 = 64 << 20;
 
 impl PartitionFootprint {
     /// The footprint of a circuit with these query lengths and `num_inputs` public inputs
@@ -56,6 +60,14 @@ impl PartitionFootprint {
     /// One full evaluation vector (n × 32 bytes): the unit residency is stated in.
     pub fn vector_bytes(&self) -> u64 {
         self.domain_size as u64 * FR_BYTES
+    }
+
+    /// Device bytes of an in-memory H in a pass, where nothing goes up beside it: a, b and
+    /// c, and a compact upload's temporaries (a whole vector for them in small domains,
+    /// as the fourth vector of [`in_memory_device_bytes`](Self::in_memory_device_bytes)).
+    pub fn pass_h_device_bytes(&self) -> u64 {
+        let vector = self.vector_bytes();
+        3 * vector + COMPACT_UPLOAD_TEMPORARIES.min(vector)
     }
 }
 
@@ -113,7 +125,7 @@ pub struct PlanInput {
     /// as the host budget lets wait, at most [`MAX_PASS_PARTITIONS`]).
     pub pass_partitions: Option<usize>,
     /// Scalars per streamed batch (`None`: the largest power of two whose pass working
-    /// set fits a quarter of the device budget).
+    /// set fits the device left beside the resident queries).
     pub stream_batch_len: Option<usize>,
     /// The number of devices (one partition in device work per device at a time).
     pub devices: usize,
@@ -232,21 +244,29 @@ impl MemoryPlan {
             let c = chunk as u64;
             3 * c * point + 2 * k as u64 * c * 32 + input.msm_scratch_bytes / n as u64 * c
         };
+        // In a pass H runs alone (a, b and c: the witness goes up later, for the resident
+        // queries' MSMs).
+        let pass_fp = PartitionFootprint {
+            in_memory_device_bytes: fp.pass_h_device_bytes(),
+            ..*fp
+        };
         // H in memory where its working set fits the budget: it is never on the device
         // with a pass's batches, and streaming H leaves the device idle while the host
-        // works (about half of each pass at 2^27 on a 24 GiB budget, bench log item 154).
+        // works (about half of each pass at 2^27 on a 24 GiB budget, bench log item 157).
         // Else streaming H in half the budget.
         let h_mode = match input.h_mode {
-            HModeChoice::Auto if fp.in_memory_device_bytes > budget => HModeChoice::Streaming {
-                device_budget_bytes: budget / 2,
-            },
+            HModeChoice::Auto if pass_fp.in_memory_device_bytes > budget => {
+                HModeChoice::Streaming {
+                    device_budget_bytes: budget / 2,
+                }
+            }
             h => h,
         };
         let h_work = match h_mode {
             HModeChoice::Streaming {
                 device_budget_bytes,
             } => device_budget_bytes,
-            _ => fp.in_memory_device_bytes,
+            _ => pass_fp.in_memory_device_bytes,
         };
         // The largest chunk whose pass fits `limit` (fewer, larger MSMs: each pays its
         // bucket sums once).
@@ -260,8 +280,9 @@ impl MemoryPlan {
                 c
             }
         };
-        // A pass takes a quarter of the budget, or H's working set where that is more: the
-        // two are never on the device at once.
+        // Reserved for a pass while the resident queries are chosen: a quarter of the
+        // budget, or H's working set where that is more (the two are never on the device
+        // at once).
         let mut chunk = size_chunk(k, (budget / 4).max(h_work));
         let mut work = pass_bytes(chunk, k).max(h_work);
         // A resident query's MSMs run whole (over h, or a partition's witness in h's
@@ -284,6 +305,7 @@ impl MemoryPlan {
         // A streamed query's MSMs run in batches (their scratch is the pass's); a resident
         // query's run whole.
         let whole_msms = PlanInput {
+            footprint: pass_fp,
             msm_scratch_bytes: match any_resident {
                 true => input.msm_scratch_bytes,
                 false => 0,
@@ -301,19 +323,20 @@ impl MemoryPlan {
                     .saturating_sub(input.fixed_host_bytes + fp.worst_case_host_bytes());
                 let per_device = host_left / 2 / input.devices.max(1) as u64;
                 let host_k = usize::try_from(per_device / vector.max(1)).unwrap_or(usize::MAX);
-                let fewer = k.min(host_k).max(1);
-                if fewer < k {
-                    // Fewer partitions a pass: longer chunks in the working set reserved.
-                    k = fewer;
-                    chunk = size_chunk(k, work);
-                }
+                k = k.min(host_k).max(1);
                 devices_h_bytes(input, k, vector)
             }
             false => 0,
         };
         let mut plan = Self::with_resident_bytes(&whole_msms, resident, h_mode, extra_host)?;
-        let pass_bytes = pass_bytes(chunk, k);
         let device_left = budget.saturating_sub(resident);
+        // The batches as long as the device left beside the resident queries allows: the
+        // fewer, the fewer MSMs (each pays its bucket sums once), and nothing else is on
+        // the device during a pass's MSMs. At least the reserved chunk, which fits.
+        if work <= device_left {
+            chunk = chunk.max(size_chunk(k, device_left));
+        }
+        let pass_bytes = pass_bytes(chunk, k);
         if pass_bytes > device_left {
             return Err(too_small(
                 "a pass's batches of streamed bases",
@@ -693,15 +716,15 @@ mod tests {
         assert!(plan.stream_batch_len.is_some_and(|b| b >= MIN_STREAM_BATCH));
     }
 
-    /// Where no query fits: H stays in memory when its working set fits the budget (more
-    /// than half of it), the batches grow into that working set (a pass and H are never on
-    /// the device at once), and fewer partitions a pass (the host's limit) get longer
-    /// batches in the same device bytes.
+    /// Where no query fits: H stays in memory when its working set in a pass (a, b and c)
+    /// fits the budget, and the batches take the device left beside the resident queries
+    /// (a pass and H are never on the device at once), longer where the host allows fewer
+    /// partitions a pass.
     #[test]
-    fn streamed_plans_keep_h_in_memory_and_size_batches_by_the_working_set() {
-        let n = 1u64 << 12;
+    fn streamed_plans_keep_h_in_memory_and_size_batches_by_the_device_left() {
+        let n = 1u64 << 24;
         let vector = n * 32;
-        let mut big = input(12, 8, 1 << 40, 5 * vector);
+        let mut big = input(24, 8, 1 << 50, 6 * vector);
         big.query_device_bytes = [10 * vector; 5];
         big.residency = ResidencyChoice::Auto;
         let plan = MemoryPlan::new(&big).unwrap();
@@ -709,19 +732,20 @@ mod tests {
         assert_eq!(plan.residency, Residency::NONE, "{plan:?}");
         assert_eq!(plan.pass_partitions, 8, "{plan:?}");
         // A pass holds 3 batches of G2 bases (192 bytes) and 2 chunks of 8 partitions'
-        // scalars: 1088 bytes a scalar. In H's 4 vectors, 256 scalars (a quarter of the
-        // budget would allow 128).
-        assert_eq!(plan.stream_batch_len, Some(256), "{plan:?}");
+        // scalars: 1088 bytes a scalar; 2^21 of them in 6 vectors (a quarter of the
+        // budget would allow 2^19).
+        assert_eq!(plan.stream_batch_len, Some(1 << 21), "{plan:?}");
         assert!(plan.partition_device_bytes <= big.device_budget, "{plan:?}");
-        // Host room for two partitions' h vectors: 704 bytes a scalar, 512 of them.
+        // Host room for two partitions' h vectors: 704 bytes a scalar, 2^22 of them.
         big.host_budget = 1000 + big.footprint.worst_case_host_bytes() + 4 * vector;
         let plan = MemoryPlan::new(&big).unwrap();
         assert_eq!(plan.pass_partitions, 2, "{plan:?}");
-        assert_eq!(plan.stream_batch_len, Some(512), "{plan:?}");
+        assert_eq!(plan.stream_batch_len, Some(1 << 22), "{plan:?}");
         assert!(plan.partition_device_bytes <= big.device_budget, "{plan:?}");
-        // H's 4 vectors do not fit 3.5: streaming in half the budget.
-        big.device_budget = 7 * vector / 2;
-        big.host_budget = 1 << 40;
+        // H's 3 vectors and a compact upload's temporaries do not fit 3 vectors: streaming
+        // in half the budget.
+        big.device_budget = 3 * vector;
+        big.host_budget = 1 << 50;
         let plan = MemoryPlan::new(&big).unwrap();
         assert!(matches!(plan.h_mode, HMode::Streaming { .. }), "{plan:?}");
     }
