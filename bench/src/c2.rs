@@ -212,6 +212,9 @@ where
     }
     .with_env_overrides()
     .map_err(|x| e(&x))?;
+    // What the process holds before the row (the parameters in memory among it): the
+    // row's own growth is what its host budget must cover.
+    let rss_at_start_bytes = resident_bytes();
     let host = Arc::clone(params.as_ref().ok_or("the parameters were dropped")?);
     let params_bytes = Residency::ALL.resident_file_bytes(&host.query_lengths());
     let pipeline = match matrices {
@@ -314,6 +317,7 @@ where
         host_reserved_peak_bytes: after.host_reserved_peak,
         device_busy: busy,
         peak_rss_bytes,
+        rss_at_start_bytes,
         proof_ends_s: ends.iter().map(Duration::as_secs_f64).collect(),
         partition_ends_s: partition_ends.iter().map(Duration::as_secs_f64).collect(),
         steady_partitions: steady.partitions,
@@ -492,6 +496,7 @@ mod tests {
         assert_eq!((p.partitions, p.proofs, p.workers_asked), (3, 3, 2));
         assert!((1..=2).contains(&p.workers_admitted), "{p:?}");
         assert_eq!(p.proof_ends_s.len(), 3);
+        assert!(p.rss_at_start_bytes.is_some(), "{p:?}");
         assert!(p.proof_ends_s.windows(2).all(|w| w[0] <= w[1]), "{p:?}");
         assert!(
             p.waiting_partition_vectors > 0.0 && p.waiting_partition_vectors < 0.25,

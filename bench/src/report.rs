@@ -123,6 +123,10 @@ pub struct PipelineFigures {
     pub device_busy: Vec<f64>,
     /// Peak resident set size of the process sampled during the run (every 50 ms).
     pub peak_rss_bytes: Option<u64>,
+    /// The resident set when the row started, the parameters held in memory among it:
+    /// the peak's growth beyond it is what the row's host budget covers.
+    #[serde(default)]
+    pub rss_at_start_bytes: Option<u64>,
     /// Seconds from the first submission to the end of each proof.
     pub proof_ends_s: Vec<f64>,
     /// Seconds from the first submission to the end of each partition (of its pass), in
@@ -356,7 +360,7 @@ pub fn pipeline_table(rows: &[Row]) -> String {
                 "waiting (vectors)",
                 "device",
                 "budget",
-                "peak RSS (GiB)",
+                "peak RSS (+row) GiB",
                 "parameters",
                 "per pass",
                 "streamed GB / partition"
@@ -384,8 +388,12 @@ pub fn pipeline_table(rows: &[Row]) -> String {
             ),
             busy.join(","),
             format!("{:.1} GiB", gib(p.host_budget_bytes)),
-            p.peak_rss_bytes
-                .map_or("-".to_owned(), |b| format!("{:.2}", gib(b))),
+            match (p.peak_rss_bytes, p.rss_at_start_bytes) {
+                (Some(peak), Some(start)) =>
+                    format!("{:.2} (+{:.2})", gib(peak), gib(peak.saturating_sub(start))),
+                (Some(peak), None) => format!("{:.2}", gib(peak)),
+                (None, _) => "-".to_owned(),
+            },
             match p.device_budget_bytes {
                 Some(b) if gib(b) < 1.0 =>
                     format!("{} ({:.0} MiB card)", p.residency, gib(b) * 1024.0),
