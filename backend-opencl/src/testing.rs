@@ -6,7 +6,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
 pub(crate) use crate::test_support::{backend_or_skip as backend_with, test_device};
-use crate::{DeviceSelector, OpenClBackend, OpenClConfig};
+use crate::{DeviceSelector, MsmTuning, OpenClBackend, OpenClConfig, OpenClTuning};
 
 /// The process-wide backend on the test device (its programs build once for all tests).
 /// This and the shared backends below decode bases on the device, forced on: PoCL would not.
@@ -48,7 +48,7 @@ pub(crate) fn split_backend() -> Option<&'static OpenClBackend> {
 }
 
 /// [`backend`] and [`split_backend`] with shifted bases ([`OpenClConfig::shifted_bases`]);
-/// `split` picks which.
+/// `split` picks which. The unsplit one's windows are [`SHIFTED_WINDOW_BITS`].
 pub(crate) fn shifted_backend(split: bool) -> Option<&'static OpenClBackend> {
     static B: [OnceLock<Option<OpenClBackend>>; 2] = [OnceLock::new(), OnceLock::new()];
     B[split as usize]
@@ -61,11 +61,23 @@ pub(crate) fn shifted_backend(split: bool) -> Option<&'static OpenClBackend> {
                 max_chunk_bytes: split.then_some(SPLIT_CHUNK_BYTES),
                 shifted_bases: true,
                 device_decode: Some(true),
+                tuning: OpenClTuning {
+                    msm: MsmTuning {
+                        window_bits: (!split).then_some(SHIFTED_WINDOW_BITS),
+                        ..MsmTuning::default()
+                    },
+                    ..OpenClTuning::default()
+                },
                 ..OpenClConfig::default()
             })
         })
         .as_ref()
 }
+
+/// The window of [`shifted_backend`]'s unsplit tables and plans: a folded set of 2^13
+/// buckets, two blocks of the bucket scan, over a few thousand bases (the planner picks it
+/// itself only from about 2^15, which on PoCL took a minute of the suite).
+pub(crate) const SHIFTED_WINDOW_BITS: usize = 14;
 
 /// The chunk cap of [`split_backend`]: 2^12 bytes, 128 Fr or 42 G1 bases per chunk.
 pub(crate) const SPLIT_CHUNK_BYTES: u64 = 1 << 12;

@@ -308,15 +308,15 @@ fn g2_msm_of_2_15_matches_sluice_msm() {
 }
 
 /// Shifted bases, on one context and on two with small chunks (a table buffer per
-/// window there): every way of calling the MSMs, folded where the plans say so. At
-/// 2^15 the folded set has 2^13 buckets, two scan blocks.
+/// window there): every way of calling the MSMs, folded where the plans say so. On one
+/// context the windows are 14 bits: the folded set has 2^13 buckets, two scan blocks.
 #[test]
 fn msms_over_shifted_bases_match_sluice_msm() {
     for split in [false, true] {
         let Some(b) = shifted_backend(split) else {
             return;
         };
-        let largest = if split { 1 << 12 } else { 1 << 15 };
+        let largest = 1 << 12;
         for (i, n) in [1usize, 100, largest].into_iter().enumerate() {
             check_msm!(
                 b,
@@ -372,10 +372,25 @@ fn shifted_table_plans_at_test_and_h200_sizes() {
     ] {
         assert!(folds(n, chunk, bytes, max_alloc, n).0, "dense {n}");
     }
+    // The unsplit shifted backend's forced window: 14-bit tables at the tests' 2^12, whose
+    // dense MSMs fold (2^13 buckets, two scan blocks); the planner's own choice reaches 14
+    // only from about 2^15.
+    let forced = MsmTuning {
+        window_bits: Some(crate::testing::SHIFTED_WINDOW_BITS),
+        ..MsmTuning::default()
+    };
+    let chunk = (1 << 12) + 3;
+    let (c, per) = table_window(chunk, 96, 1 << 30, &forced);
+    assert_eq!(c, 14);
+    let groups = window_groups(DIGIT_BITS.div_ceil(c), per);
+    let plans = Plan::launches(1 << 12, 1 << 12, Some((c, &groups)), 1 << 30, 192, &forced);
+    assert!(
+        plans.iter().all(|p| p.fold && p.buckets == 1 << 13),
+        "{plans:?}"
+    );
     assert_eq!(
         table_window((1 << 15) + 3, 96, 1 << 30, &MsmTuning::default()).0,
-        14,
-        "two scan blocks"
+        14
     );
     // A partition's MSM (1 scalar in 65 large) over a 2^26 table: three sets of 2^19
     // buckets cost more than the plain c = 16's sixteen of 2^15.
