@@ -287,8 +287,9 @@ where
     drop(pipeline);
 
     let steady = steady_state(&partition_ends, c2.partitions);
-    let (from, wall) = match first_end {
-        Some((from, at)) if at.elapsed() >= Duration::from_secs(1) => (from, at.elapsed()),
+    let since_first = first_end.map(|(from, at)| (from, at.elapsed()));
+    let (from, wall) = match since_first {
+        Some((from, wall)) if wall >= Duration::from_secs(1) => (from, wall),
         _ => (before, start.elapsed()),
     };
     bar::note(format!(

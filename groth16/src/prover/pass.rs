@@ -341,10 +341,9 @@ where
                 if let Some(aux) = aux {
                     for &q in queries {
                         let clock = Instant::now();
-                        let up = self.whole_bases(q)?;
-                        let at = q.witness_skip(&p.cs);
+                        let up = self.whole_bases(q, q.witness_skip(&p.cs))?;
                         let scalars = Scalars::Buffer(&aux);
-                        self.add_msm(&mut sum, q, &up, at, scalars, q.density(&p.cs))?;
+                        self.add_msm(&mut sum, q, &up, scalars, q.density(&p.cs))?;
                         times[q.slot()] += clock.elapsed();
                     }
                 }
@@ -381,11 +380,7 @@ where
                     let cs = &parts[k].cs;
                     let density = q.density(cs).map(|d| d.slice(from.clone()));
                     let scalars = Scalars::Buffer(&chunk[k]);
-                    let at = match &up {
-                        Upload::G1(_, at) | Upload::G2(_, at) => *at,
-                        Upload::Chunk(_) => 0,
-                    };
-                    self.add_msm(&mut sums[k], q, &up, at, scalars, density.as_ref())?;
+                    self.add_msm(&mut sums[k], q, &up, scalars, density.as_ref())?;
                 }
                 times[q.slot()] += clock.elapsed();
                 Ok(())
@@ -449,39 +444,38 @@ where
             .collect()
     }
 
-    /// The whole of resident query `q`'s bases.
-    fn whole_bases(&self, q: Query) -> Result<Upload<'a, B>, Groth16Error> {
+    /// The whole of resident query `q`'s bases, its MSMs starting at base `at`.
+    fn whole_bases(&self, q: Query, at: usize) -> Result<Upload<'a, B>, Groth16Error> {
         let (backend, params) = (self.run.backend, self.run.params);
         Ok(match q {
-            Query::G1(q) => Upload::G1(params.g1_bases(backend, q)?, 0),
-            Query::BG2 => Upload::G2(params.b_g2_bases(backend)?, 0),
+            Query::G1(q) => Upload::G1(params.g1_bases(backend, q)?, at),
+            Query::BG2 => Upload::G2(params.b_g2_bases(backend)?, at),
         })
     }
 
-    /// Adds query `q`'s MSM of `scalars` over `up`'s bases from index `at` (and the
+    /// Adds query `q`'s MSM of `scalars` over `up`'s bases (from its index, and the
     /// scalars' `density`) to its sum in `sum`.
     fn add_msm(
         &self,
         sum: &mut WitnessMsms,
         q: Query,
         up: &Upload<'a, B>,
-        at: usize,
         scalars: Scalars<'_, B>,
         density: Option<&Density>,
     ) -> Result<(), Groth16Error> {
         let backend = self.run.backend;
         match (up, q) {
-            (Upload::G1(bases, _), Query::G1(G1Query::L)) => {
-                sum.l += backend.msm_vartime(bases, at, scalars, density)?;
+            (Upload::G1(bases, at), Query::G1(G1Query::L)) => {
+                sum.l += backend.msm_vartime(bases, *at, scalars, density)?;
             }
-            (Upload::G1(bases, _), Query::G1(G1Query::A)) => {
-                sum.a += backend.msm_vartime(bases, at, scalars, density)?;
+            (Upload::G1(bases, at), Query::G1(G1Query::A)) => {
+                sum.a += backend.msm_vartime(bases, *at, scalars, density)?;
             }
-            (Upload::G1(bases, _), Query::G1(G1Query::BG1)) => {
-                sum.b_g1 += backend.msm_vartime(bases, at, scalars, density)?;
+            (Upload::G1(bases, at), Query::G1(G1Query::BG1)) => {
+                sum.b_g1 += backend.msm_vartime(bases, *at, scalars, density)?;
             }
-            (Upload::G2(bases, _), Query::BG2) => {
-                sum.b_g2 += backend.msm_vartime(bases, at, scalars, density)?;
+            (Upload::G2(bases, at), Query::BG2) => {
+                sum.b_g2 += backend.msm_vartime(bases, *at, scalars, density)?;
             }
             _ => {}
         }

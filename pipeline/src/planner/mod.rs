@@ -242,7 +242,7 @@ impl MemoryPlan {
         // two chunks of every partition's scalars, the MSM scratch of a batch.
         let pass_bytes = |chunk: usize, k: usize| {
             let c = chunk as u64;
-            3 * c * point + 2 * k as u64 * c * 32 + input.msm_scratch_bytes / n as u64 * c
+            3 * c * point + 2 * k as u64 * c * FR_BYTES + input.msm_scratch_bytes / n as u64 * c
         };
         // In a pass H runs alone (a, b and c: the witness goes up later, for the resident
         // queries' MSMs).
@@ -252,8 +252,7 @@ impl MemoryPlan {
         };
         // H in memory where its working set fits the budget: it is never on the device
         // with a pass's batches, and streaming H leaves the device idle while the host
-        // works (about half of each pass at 2^27 on a 24 GiB budget, bench log item 157).
-        // Else streaming H in half the budget.
+        // works. Else streaming H in half the budget.
         let h_mode = match input.h_mode {
             HModeChoice::Auto if pass_fp.in_memory_device_bytes > budget => {
                 HModeChoice::Streaming {
@@ -302,9 +301,9 @@ impl MemoryPlan {
         if any_resident {
             work = work.max(whole_msm);
         }
-        // A streamed query's MSMs run in batches (their scratch is the pass's); a resident
-        // query's run whole.
-        let whole_msms = PlanInput {
+        // A pass's H alone; a streamed query's MSMs run in batches (their scratch is the
+        // pass's), a resident query's whole.
+        let pass_input = PlanInput {
             footprint: pass_fp,
             msm_scratch_bytes: match any_resident {
                 true => input.msm_scratch_bytes,
@@ -328,7 +327,7 @@ impl MemoryPlan {
             }
             false => 0,
         };
-        let mut plan = Self::with_resident_bytes(&whole_msms, resident, h_mode, extra_host)?;
+        let mut plan = Self::with_resident_bytes(&pass_input, resident, h_mode, extra_host)?;
         let device_left = budget.saturating_sub(resident);
         // The batches as long as the device left beside the resident queries allows: the
         // fewer, the fewer MSMs (each pays its bucket sums once), and nothing else is on

@@ -232,8 +232,7 @@ fn streamed_plans_keep_h_in_memory_and_size_batches_by_the_device_left() {
 }
 
 /// The plans of 10 x 2^27 bits partitions on an H100's own budget (72 GiB) and on 24
-/// and 16 GiB (bench log items 156-157): the queries' and the MSM scratch's device
-/// bytes as measured there. 72 GiB keeps h, l and b_g2 resident with batches of 2^23,
+/// and 16 GiB, with the queries' and the MSM scratch's device bytes an H100 measured. 72 GiB keeps h, l and b_g2 resident with batches of 2^23,
 /// as it ran; 24 and 16 GiB keep H in memory and take batches of 2^24.
 #[test]
 fn plans_of_2_27_on_an_h100_and_smaller_cards() {
