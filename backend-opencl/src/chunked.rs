@@ -74,19 +74,44 @@ impl Chunked {
         self.chunk_len.min(self.len - i * self.chunk_len)
     }
 
-    /// Writes `data` (whole elements) at element `offset`, across chunks as needed.
+    /// Writes `data` (whole elements) at element `offset`, across chunks as needed, on the
+    /// kernels' queue, behind what is queued.
     pub(crate) fn write(
         &self,
         ctx: &DeviceCtx,
         offset: usize,
         data: &[u32],
     ) -> Result<(), BackendError> {
+        self.write_on(ctx, offset, data, false)
+    }
+
+    /// [`write`](Self::write) into a buffer no queued command uses yet (one just
+    /// [`alloc`](Self::alloc)ed): on the transfer queue ([`DeviceCtx::write_fresh`]), so
+    /// it goes up while the kernels already queued run. Blocking, so commands queued after
+    /// it see the data.
+    pub(crate) fn write_fresh(
+        &self,
+        ctx: &DeviceCtx,
+        offset: usize,
+        data: &[u32],
+    ) -> Result<(), BackendError> {
+        self.write_on(ctx, offset, data, true)
+    }
+
+    fn write_on(
+        &self,
+        ctx: &DeviceCtx,
+        offset: usize,
+        data: &[u32],
+        fresh: bool,
+    ) -> Result<(), BackendError> {
         self.each_range(offset, data.len() / self.words, |chunk, at, from, n| {
-            ctx.write(
-                &self.chunks[chunk],
-                at * self.words,
-                &data[from * self.words..(from + n) * self.words],
-            )
+            let (mem, at) = (&self.chunks[chunk], at * self.words);
+            let data = &data[from * self.words..(from + n) * self.words];
+            match fresh {
+                true => ctx.write_fresh(mem, at, data),
+                false => ctx.write(mem, at, data),
+            }
         })
     }
 

@@ -77,7 +77,9 @@ pub(super) fn write_parts<A: GpuCurve>(
     for (i, ctx) in devices.iter().enumerate() {
         let (start, end) = (len * i / d, len * (i + 1) / d);
         let part = Chunked::alloc(ctx, i, tracker, name, end - start, A::WORDS)?;
-        part.write(ctx, 0, &words[start * A::WORDS..end * A::WORDS])?;
+        // Fresh buffers: a pass streaming bases sends the next batch while the MSMs over
+        // the last one run, not behind them on the kernels' queue.
+        part.write_fresh(ctx, 0, &words[start * A::WORDS..end * A::WORDS])?;
         parts.push((part, start));
     }
     Ok(parts)

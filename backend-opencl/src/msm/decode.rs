@@ -44,7 +44,8 @@ pub(super) fn upload_encoded<A: GpuCurve>(
     for (part, start) in &parts {
         let ctx = &devices[part.device];
         let flag = ctx.temp(tracker, &format!("{name} (decode flag)"), 1)?;
-        ctx.write(&flag, 0, &[u32::MAX])?;
+        // A fresh buffer: on the transfer queue, not behind the kernels already queued.
+        ctx.write_fresh(&flag, 0, &[u32::MAX])?;
         let kernel = format!("{}_decode_bases", A::PREFIX);
         for (ch, chunk) in part.chunks.iter().enumerate() {
             let n = part.chunk_elems(ch);
