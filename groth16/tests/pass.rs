@@ -64,6 +64,8 @@ fn passes_equal_single_proofs<C: Circuit<Fr> + Clone>(
                     device_budget_bytes: n * 16,
                 },
             ] {
+                // h groups of 2: three partitions' h in uneven groups, two in one.
+                let h_group = batch.and(Some(2));
                 let parts = circuits
                     .iter()
                     .zip(&blinding)
@@ -77,10 +79,13 @@ fn passes_equal_single_proofs<C: Circuit<Fr> + Clone>(
                 let config = ProverConfig {
                     h_mode,
                     msm_batch_len: batch,
+                    pass_h_group: h_group,
                     ..ProverConfig::default()
                 };
-                let what =
-                    format!("{label}: {residency}, batch {batch:?}, {h_mode:?} (seed {seed})");
+                let what = format!(
+                    "{label}: {residency}, batch {batch:?}, h group {h_group:?}, {h_mode:?} \
+                     (seed {seed})"
+                );
                 let out = prove_pass(parts, &source, &backend, &config);
                 assert_eq!(out.len(), alone.len(), "{what}");
                 for (k, (got, expect)) in out.into_iter().zip(&alone).enumerate() {

@@ -254,6 +254,7 @@ impl Pipeline {
                 config: ProverConfig {
                     h_mode: plan.h_mode,
                     msm_batch_len: plan.stream_batch_len,
+                    pass_h_group: Some(plan.pass_h_group),
                     ..ProverConfig::default()
                 },
                 stats: Arc::clone(&stats),

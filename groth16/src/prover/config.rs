@@ -34,4 +34,10 @@ pub struct ProverConfig {
     /// bases, so the device holds one batch of bases and its MSM scratch at a time: how a
     /// device smaller than the parameters proves. h is then read back to the host first.
     pub msm_batch_len: Option<usize>,
+    /// In a pass ([`prove_pass`](crate::phases::prove_pass)), the most partitions whose h
+    /// coefficients the host holds at once (where h's bases stream, or H leaves h on the
+    /// host): H and h's MSMs run a group of this many at a time, each group streaming h's
+    /// bases once, while the MSMs over the witnesses still stream their bases once for the
+    /// whole pass. `None`: the whole pass is one group.
+    pub pass_h_group: Option<usize>,
 }

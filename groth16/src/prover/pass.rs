@@ -4,8 +4,10 @@
 //! with the number of partitions.
 //!
 //! The order: H of each partition (h's coefficients stay on the device for a resident h
-//! query's MSM, else they come back to the host); then h's pass (a batch of h's bases, the
-//! MSM of every partition's h over it); then the MSMs over each partition's witness whose
+//! query's MSM, else they come back to the host) and h's pass (per chunk of h, every
+//! partition's coefficients and the bases they use go up, then each partition's MSM runs
+//! over them), a group of partitions at a time where the host holds their h
+//! ([`ProverConfig::pass_h_group`]); then the MSMs over each partition's witness whose
 //! bases are resident, whole, as a single proof runs them (a chunked MSM pays its bucket
 //! sums once per chunk); then the witness's pass for the queries that stream, a chunk of
 //! the auxiliary assignment at a time: every partition's chunk goes up once (expanded from
@@ -229,21 +231,36 @@ where
         let (backend, params) = (self.run.backend, self.run.params);
         let n = self.run.n();
         // H of each partition; h's sum at once where its bases are resident and h is on the
-        // device, else h's coefficients on the host for h's pass.
+        // device, else h's coefficients on the host for h's pass, a group at a time (the
+        // host holds a group's h vectors).
         let mut h_sums = vec![G1Projective::identity(); parts.len()];
-        let mut h_host: Vec<Option<HostVector>> = Vec::with_capacity(parts.len());
-        for (k, p) in parts.iter_mut().enumerate() {
-            let (a, b) = p.cs.take_ab();
-            match self.run.h_coefficients(a, b, None)?.0 {
-                HCoefficients::Device(h) if self.residency.h => {
-                    h_sums[k] = h_msm_on_device(backend, params, h, n)?;
-                    h_host.push(None);
+        let group = self.run.config.pass_h_group.unwrap_or(parts.len()).max(1);
+        let (mut h_time, mut h_pass_time) = (Duration::ZERO, Duration::ZERO);
+        for (g, members) in parts.chunks_mut(group).enumerate() {
+            let clock = Instant::now();
+            let mut h_host: Vec<Option<HostVector>> = Vec::with_capacity(members.len());
+            for (i, p) in members.iter_mut().enumerate() {
+                let (a, b) = p.cs.take_ab();
+                match self.run.h_coefficients(a, b, None)?.0 {
+                    HCoefficients::Device(h) if self.residency.h => {
+                        h_sums[g * group + i] = h_msm_on_device(backend, params, h, n)?;
+                        h_host.push(None);
+                    }
+                    h => h_host.push(Some(self.run.h_to_host(h)?)),
                 }
-                h => h_host.push(Some(self.run.h_to_host(h)?)),
             }
+            h_time += clock.elapsed();
+            let clock = Instant::now();
+            let sums = &mut h_sums[g * group..g * group + members.len()];
+            self.h_pass(&h_host, sums)?;
+            h_pass_time += clock.elapsed();
         }
-        self.h_pass(&h_host, &mut h_sums)?;
-        drop(h_host);
+        log::debug!(
+            "pass: H of {} partitions in {:.1} ms, h's streamed MSMs in {:.1} ms (groups of {group})",
+            parts.len(),
+            h_time.as_secs_f64() * 1e3,
+            h_pass_time.as_secs_f64() * 1e3
+        );
         phases.h = self.run.lap("H");
 
         let mut times = [Duration::ZERO; 4];
@@ -259,41 +276,59 @@ where
         self.run.config.msm_batch_len.unwrap_or(len).max(1)
     }
 
-    /// h's MSMs of the partitions whose h is on the host, a batch of h's bases at a time.
+    /// h's MSMs of the partitions whose h is on the host, a batch of h's bases at a time:
+    /// per chunk of h, every partition's coefficients go up, then the bases they use, both
+    /// on the uploading thread while the last chunk's MSMs run.
     fn h_pass(
         &self,
         h_host: &[Option<HostVector>],
         sums: &mut [G1Projective],
     ) -> Result<(), Groth16Error> {
-        let parts: Vec<usize> = (0..h_host.len()).filter(|&k| h_host[k].is_some()).collect();
-        if parts.is_empty() {
+        let hs: Vec<(usize, &HostVector)> = (h_host.iter().enumerate())
+            .filter_map(|(k, h)| Some((k, h.as_ref()?)))
+            .collect();
+        if hs.is_empty() {
             return Ok(());
         }
         // The top coefficient of h is zero: n - 1 bases.
         let len = self.run.n() - 1;
         let chunk = self.chunk(len);
-        let batches: Vec<Batch> = (0..len)
+        let steps: Vec<Step> = (0..len)
             .step_by(chunk)
-            .map(|s0| Batch {
-                query: Query::G1(G1Query::H),
-                bases: s0..(s0 + chunk).min(len),
-                scalars: s0..(s0 + chunk).min(len),
-                parts: parts.clone(),
+            .flat_map(|s0| {
+                let range = s0..(s0 + chunk).min(len);
+                let batch = Batch {
+                    query: Query::G1(G1Query::H),
+                    bases: range.clone(),
+                    scalars: range.clone(),
+                    parts: (0..hs.len()).collect(),
+                };
+                [Step::Chunk(range), Step::Batch(batch)]
             })
             .collect();
         let backend = self.run.backend;
+        let mut coefficients: Vec<B::FrBuffer> = Vec::new();
         pipelined(
-            &batches,
-            |batch| self.upload_bases(batch),
-            |batch, up| {
-                let Upload::G1(bases, at) = up else {
-                    return Ok(());
-                };
-                for &k in &batch.parts {
-                    if let Some(h) = &h_host[k] {
-                        let s = Scalars::Host(&h[batch.scalars.clone()]);
-                        sums[k] += backend.msm_vartime(&bases, at, s, None)?;
+            &steps,
+            |step| match step {
+                Step::Chunk(range) => {
+                    let up = hs
+                        .iter()
+                        .map(|(_, h)| backend.upload_fr("h chunk", &h[range.clone()], range.len()));
+                    Ok(Upload::Chunk(up.collect::<Result<_, _>>()?))
+                }
+                Step::Batch(batch) => self.upload_bases(batch),
+            },
+            |step, up| {
+                match (step, up) {
+                    (Step::Chunk(_), Upload::Chunk(up)) => coefficients = up,
+                    (Step::Batch(batch), Upload::G1(bases, at)) => {
+                        for &i in &batch.parts {
+                            let s = Scalars::Buffer(&coefficients[i]);
+                            sums[hs[i].0] += backend.msm_vartime(&bases, at, s, None)?;
+                        }
                     }
+                    _ => {}
                 }
                 Ok(())
             },
@@ -350,6 +385,11 @@ where
             }
             sums.push(sum);
         }
+        log::debug!(
+            "pass: {} resident queries whole in {:.1} ms",
+            whole.len(),
+            times.iter().sum::<Duration>().as_secs_f64() * 1e3
+        );
         let steps = self.witness_steps(parts, &whole);
         let mut chunk: Vec<B::FrBuffer> = Vec::new();
         pipelined(
@@ -571,13 +611,24 @@ fn pipelined<'s, S: Sync, U: Send>(
                 }
             }
         });
+        // The time spent waiting for uploads: where it is large, the pass is bound by
+        // its transfers, not its MSMs.
+        let (clock, mut waited) = (Instant::now(), Duration::ZERO);
         for step in steps {
+            let wait = Instant::now();
             let up = rx.recv().map_err(|_| Groth16Error::PassFailed {
                 partitions: 0,
                 cause: "the uploading thread stopped".into(),
             })??;
+            waited += wait.elapsed();
             consume(step, up)?;
         }
+        log::debug!(
+            "pass: {} steps in {:.1} ms, {:.1} ms of it waiting for uploads",
+            steps.len(),
+            clock.elapsed().as_secs_f64() * 1e3,
+            waited.as_secs_f64() * 1e3
+        );
         Ok(())
     })
 }

@@ -178,6 +178,10 @@ pub struct MemoryPlan {
     /// Most partitions proved in one pass over the streamed parameters (1 when every
     /// query is resident: there is nothing to share).
     pub pass_partitions: usize,
+    /// Most partitions of a pass whose h the host holds at once, where h does not stay on
+    /// the device ([`ProverConfig::pass_h_group`](sluice_groth16::ProverConfig::pass_h_group)):
+    /// the host budget's share, which may be fewer than the pass's partitions.
+    pub pass_h_group: usize,
     /// Scalars per streamed batch (`None` when every query is resident).
     pub stream_batch_len: Option<usize>,
 }
@@ -311,29 +315,36 @@ impl MemoryPlan {
             },
             ..*input
         };
-        // Where h's query streams (or H leaves h on the host), a pass holds each
-        // partition's h on the host, a vector each: at most half of what the host budget
-        // leaves beside one worst-case partition, so the passes do not starve synthesis.
+        // Where h's query streams (or H leaves h on the host), the host holds each
+        // partition's h, a vector each, for a group of the pass's partitions at a time: at
+        // most half of what the host budget leaves beside one worst-case partition, so the
+        // passes do not starve synthesis.
         let h_on_host = !residency.h || matches!(plan_h_on_host(fp, h_mode), Some(true));
-        let extra_host = match h_on_host {
+        let (extra_host, h_group) = match h_on_host {
             true => {
                 let host_left = input
                     .host_budget
                     .saturating_sub(input.fixed_host_bytes + fp.worst_case_host_bytes());
                 let per_device = host_left / 2 / input.devices.max(1) as u64;
                 let host_k = usize::try_from(per_device / vector.max(1)).unwrap_or(usize::MAX);
-                k = k.min(host_k).max(1);
-                devices_h_bytes(input, k, vector)
+                let group = k.min(host_k).max(1);
+                (devices_h_bytes(input, group, vector), group)
             }
-            false => 0,
+            false => (0, k),
         };
         let mut plan = Self::with_resident_bytes(&pass_input, resident, h_mode, extra_host)?;
         let device_left = budget.saturating_sub(resident);
-        // The batches as long as the device left beside the resident queries allows: the
-        // fewer, the fewer MSMs (each pays its bucket sums once), and nothing else is on
-        // the device during a pass's MSMs. At least the reserved chunk, which fits.
+        // The batches as long as the device left beside the resident queries allows for an
+        // h group: the fewer, the fewer MSMs (each pays its bucket sums once), and nothing
+        // else is on the device during a pass's MSMs. At least the reserved chunk, which
+        // fits.
         if work <= device_left {
-            chunk = chunk.max(size_chunk(k, device_left));
+            chunk = chunk.max(size_chunk(h_group, device_left));
+        }
+        // Then as many partitions a pass as fit at that length: each more shares the
+        // witness's streamed bases, whose uploads otherwise outlast their MSMs.
+        while k > h_group && pass_bytes(chunk, k) > device_left {
+            k -= 1;
         }
         let pass_bytes = pass_bytes(chunk, k);
         if pass_bytes > device_left {
@@ -356,10 +367,12 @@ impl MemoryPlan {
             .max(u64::from(any_resident) * whole_msm);
         plan.residency = residency;
         plan.pass_partitions = k;
+        plan.pass_h_group = h_group.min(k);
         plan.stream_batch_len = Some(chunk);
         log::info!(
             "streamed parameters: {residency} ({resident} of {} device bytes resident), \
-             batches of {chunk} scalars, up to {k} partitions a pass, H {:?}",
+             batches of {chunk} scalars, up to {k} partitions a pass (h on the host for \
+             {h_group} at a time), H {:?}",
             input.query_device_bytes.iter().sum::<u64>(),
             plan.h_mode
         );
@@ -478,6 +491,7 @@ impl MemoryPlan {
             residency: Residency::ALL,
             params_device_bytes,
             pass_partitions: 1,
+            pass_h_group: 1,
             stream_batch_len: None,
         })
     }

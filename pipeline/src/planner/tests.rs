@@ -149,8 +149,8 @@ fn streams_when_the_in_memory_working_set_does_not_fit() {
 }
 
 /// Parameters over the device budget stream: the largest queries that fit stay, a
-/// pass's h vectors are held on the host only where h streams (at most half of what
-/// the host budget leaves), and `Resident` refuses instead.
+/// pass's h vectors are held on the host only where h streams (a group of them, at most
+/// half of what the host budget leaves), and `Resident` refuses instead.
 #[test]
 fn plans_streamed_parameters_where_they_do_not_fit() {
     let n = 1u64 << 12;
@@ -185,22 +185,24 @@ fn plans_streamed_parameters_where_they_do_not_fit() {
         plan.fixed_host_bytes, 1000,
         "h resident: no h vectors on the host"
     );
-    // Every query streamed: a pass's h vectors are fixed host bytes, their number
-    // bounded by half the host budget left.
+    // Every query streamed: a group's h vectors are fixed host bytes, their number
+    // bounded by half the host budget left; the pass keeps the partitions the device
+    // holds.
     let per = big.footprint.worst_case_host_bytes();
     big.residency = ResidencyChoice::Fixed(Residency::NONE);
     big.host_budget = 1000 + per + 6 * vector;
     let plan = MemoryPlan::new(&big).unwrap();
     assert_eq!(plan.params_device_bytes, 0);
-    assert_eq!(plan.pass_partitions, 3, "{plan:?}");
+    assert_eq!(plan.pass_h_group, 3, "{plan:?}");
+    assert_eq!(plan.pass_partitions, 8, "{plan:?}");
     assert_eq!(plan.fixed_host_bytes, 1000 + 3 * vector, "{plan:?}");
     assert!(plan.stream_batch_len.is_some_and(|b| b >= MIN_STREAM_BATCH));
 }
 
 /// Where no query fits: H stays in memory when its working set in a pass (a, b and c)
 /// fits the budget, and the batches take the device left beside the resident queries
-/// (a pass and H are never on the device at once), longer where the host allows fewer
-/// partitions a pass.
+/// (a pass and H are never on the device at once), longer where the host allows a smaller
+/// h group, with as many partitions a pass as fit at that length.
 #[test]
 fn streamed_plans_keep_h_in_memory_and_size_batches_by_the_device_left() {
     let n = 1u64 << 24;
@@ -217,10 +219,12 @@ fn streamed_plans_keep_h_in_memory_and_size_batches_by_the_device_left() {
     // budget would allow 2^19).
     assert_eq!(plan.stream_batch_len, Some(1 << 21), "{plan:?}");
     assert!(plan.partition_device_bytes <= big.device_budget, "{plan:?}");
-    // Host room for two partitions' h vectors: 704 bytes a scalar, 2^22 of them.
+    // Host room for two partitions' h vectors: 704 bytes a scalar, 2^22 of them; then
+    // three partitions a pass (768 bytes a scalar) fit the 6 vectors.
     big.host_budget = 1000 + big.footprint.worst_case_host_bytes() + 4 * vector;
     let plan = MemoryPlan::new(&big).unwrap();
-    assert_eq!(plan.pass_partitions, 2, "{plan:?}");
+    assert_eq!(plan.pass_h_group, 2, "{plan:?}");
+    assert_eq!(plan.pass_partitions, 3, "{plan:?}");
     assert_eq!(plan.stream_batch_len, Some(1 << 22), "{plan:?}");
     assert!(plan.partition_device_bytes <= big.device_budget, "{plan:?}");
     // H's 3 vectors and a compact upload's temporaries do not fit 3 vectors: streaming
@@ -232,8 +236,10 @@ fn streamed_plans_keep_h_in_memory_and_size_batches_by_the_device_left() {
 }
 
 /// The plans of 10 x 2^27 bits partitions on an H100's own budget (72 GiB) and on 24
-/// and 16 GiB, with the queries' and the MSM scratch's device bytes an H100 measured. 72 GiB keeps h, l and b_g2 resident with batches of 2^23,
-/// as it ran; 24 and 16 GiB keep H in memory and take batches of 2^24.
+/// and 16 GiB, with the queries' and the MSM scratch's device bytes an H100 measured. 72
+/// GiB keeps h, l and b_g2 resident with batches of 2^23, as it ran; 24 and 16 GiB keep
+/// H in memory and take batches of 2^24 for the host's h group of 4, then 12 and 4
+/// partitions a pass.
 #[test]
 fn plans_of_2_27_on_an_h100_and_smaller_cards() {
     let n = 1u64 << 27;
@@ -254,15 +260,16 @@ fn plans_of_2_27_on_an_h100_and_smaller_cards() {
     assert_eq!(plan.residency, kept, "{plan:?}");
     assert_eq!(plan.stream_batch_len, Some(1 << 23), "{plan:?}");
     assert_eq!(plan.h_mode, HMode::InMemory, "{plan:?}");
-    // Host room for four partitions' h vectors a pass, as the benchmark left it.
+    // Host room for four partitions' h vectors, as the benchmark left it.
     let worst = plan_input.footprint.worst_case_host_bytes();
     plan_input.host_budget = 1000 + worst + 8 * vector;
-    for card in [24, 16] {
+    for (card, k) in [(24, 12), (16, 4)] {
         plan_input.device_budget = gib(card);
         let plan = MemoryPlan::new(&plan_input).unwrap();
         assert_eq!(plan.residency, Residency::NONE, "{card} GiB: {plan:?}");
         assert_eq!(plan.h_mode, HMode::InMemory, "{card} GiB: {plan:?}");
-        assert_eq!(plan.pass_partitions, 4, "{card} GiB: {plan:?}");
+        assert_eq!(plan.pass_h_group, 4, "{card} GiB: {plan:?}");
+        assert_eq!(plan.pass_partitions, k, "{card} GiB: {plan:?}");
         assert_eq!(plan.stream_batch_len, Some(1 << 24), "{card} GiB: {plan:?}");
         assert!(
             plan.partition_device_bytes <= gib(card),
