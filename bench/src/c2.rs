@@ -28,7 +28,7 @@ use sluice_field::{Fr, FrCompatible};
 use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
 use sluice_groth16::{
     generate_benchmark_parameters, Circuit, CircuitShape, ConstraintMatrices, ParameterInfo,
-    Parameters, ProvingAssignment, Residency,
+    Parameters, PhaseTimes, ProvingAssignment, Residency,
 };
 use sluice_pipeline::{Pipeline, PipelineConfig};
 
@@ -252,6 +252,7 @@ where
     let mut partition_ends = Vec::with_capacity(c2.proofs * c2.partitions);
     let mut waiting = Vec::new();
     let (mut streamed, mut per_pass) = (Vec::new(), Vec::new());
+    let mut passes: Vec<(Duration, usize, PhaseTimes)> = Vec::new();
     // Each proof's end as it happens, whatever the order: partitions of consecutive proofs
     // interleave (and a pass may finish several proofs at once), so a later proof can end
     // first.
@@ -278,6 +279,12 @@ where
         waiting.extend(reports.iter().map(|r| r.held_host_bytes as f64 / vector));
         streamed.extend(reports.iter().map(|r| r.proof.streamed_bytes as f64));
         per_pass.extend(reports.iter().map(|r| r.proof.pass_partitions as f64));
+        for r in &reports {
+            let end = r.finished.duration_since(start);
+            if !passes.iter().any(|p| p.0 == end) {
+                passes.push((end, r.proof.pass_partitions, r.proof.phases));
+            }
+        }
     }
     // Two ends a few microseconds apart may arrive in either order.
     ends.sort();
@@ -297,6 +304,8 @@ where
         seconds(&ends),
         seconds(&partition_ends)
     ));
+    passes.sort_by_key(|p| p.0);
+    bar::note(format!("  {label}: passes {}\n", pass_phases(&passes)));
     let times = vec![steady.per_proof];
     let busy = after
         .device_busy
@@ -372,6 +381,27 @@ fn steady_state(ends: &[Duration], per_proof: usize) -> SteadyState {
         per_proof,
         partitions: after,
     }
+}
+
+/// Each pass's end, partitions and phase times in seconds (H with h's MSMs, then the
+/// witness queries'): where a pass's time goes, so streamed rows can be read.
+fn pass_phases(passes: &[(Duration, usize, PhaseTimes)]) -> String {
+    let s: Vec<String> = passes
+        .iter()
+        .map(|(end, k, t)| {
+            let s = |d: Duration| d.as_secs_f64();
+            format!(
+                "[{:.1} s: {k}, h {:.1} l {:.1} a {:.1} b_g1 {:.1} b_g2 {:.1}]",
+                s(*end),
+                s(t.h),
+                s(t.l),
+                s(t.a),
+                s(t.b_g1),
+                s(t.b_g2)
+            )
+        })
+        .collect();
+    s.join(" ")
 }
 
 /// Seconds to one place, comma-separated.

@@ -69,6 +69,14 @@ fn main() -> ExitCode {
 
 fn run(opts: &Options) -> Result<(), String> {
     bar::install();
+    // The library's log (the pipeline's plan, a pass's steps) where RUST_LOG asks for it.
+    // It takes the process's one logger, so the synthesis peer, which reads bellperson's
+    // log, then cannot run.
+    if std::env::var_os("RUST_LOG").is_some() {
+        env_logger::Builder::from_default_env()
+            .format_timestamp_millis()
+            .init();
+    }
     if opts.compare && !cfg!(feature = "compare") {
         return Err("--compare needs sluice-bench built with its `compare` feature".into());
     }

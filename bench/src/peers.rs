@@ -659,7 +659,7 @@ mod bellperson_log {
             .get_or_init(|| {
                 log::set_logger(&Capture)
                     .map(|()| log::set_max_level(log::LevelFilter::Info))
-                    .map_err(|e| format!("cannot read bellperson's log: {e}"))
+                    .map_err(|e| format!("cannot read bellperson's log ({e}): unset RUST_LOG"))
             })
             .clone()
     }
