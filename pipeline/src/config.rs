@@ -45,8 +45,12 @@ pub struct PipelineConfig {
     /// else the largest that do, the others streaming).
     pub residency: ResidencyChoice,
     /// Most partitions one pass over streamed parameters proves (`None`: the planner's
-    /// choice from the host budget).
+    /// choice from the device budget).
     pub pass_partitions: Option<usize>,
+    /// Most partitions of a pass whose h the host holds at once where h does not stay on
+    /// the device (`None`: the planner's choice from the host budget, which also caps a
+    /// number given here).
+    pub pass_h_group: Option<usize>,
     /// Scalars per streamed batch of bases (`None`: the planner's choice from the device
     /// budget).
     pub stream_batch_len: Option<usize>,
@@ -70,6 +74,7 @@ impl PartialEq for PipelineConfig {
             && self.priority == other.priority
             && self.residency == other.residency
             && self.pass_partitions == other.pass_partitions
+            && self.pass_h_group == other.pass_h_group
             && self.stream_batch_len == other.stream_batch_len
     }
 }
@@ -90,6 +95,7 @@ impl Default for PipelineConfig {
             priority: Priority::Normal,
             residency: ResidencyChoice::Auto,
             pass_partitions: None,
+            pass_h_group: None,
             stream_batch_len: None,
         }
     }
@@ -137,6 +143,8 @@ impl PipelineConfig {
     /// See [`ENV_WORKERS`](Self::ENV_WORKERS).
     pub const ENV_PASS_PARTITIONS: &'static str = "SLUICE_PIPELINE_PASS_PARTITIONS";
     /// See [`ENV_WORKERS`](Self::ENV_WORKERS).
+    pub const ENV_PASS_H_GROUP: &'static str = "SLUICE_PIPELINE_PASS_H_GROUP";
+    /// See [`ENV_WORKERS`](Self::ENV_WORKERS).
     pub const ENV_STREAM_BATCH: &'static str = "SLUICE_PIPELINE_STREAM_BATCH";
 
     /// This configuration with operator overrides from the environment, where set:
@@ -144,8 +152,8 @@ impl PipelineConfig {
     /// `SLUICE_DEVICE_BUDGET_BYTES` (budgets, in bytes), `SLUICE_PIPELINE_B_G2` (`auto`,
     /// `cpu` or `device`: [`G2Placement`]), `SLUICE_PIPELINE_RESIDENCY` (`auto`,
     /// `resident`, `streamed`, or the resident queries comma-separated, e.g. `h,b_g2`:
-    /// [`ResidencyChoice`]), `SLUICE_PIPELINE_PASS_PARTITIONS` and
-    /// `SLUICE_PIPELINE_STREAM_BATCH` (numbers). Typed configuration comes first;
+    /// [`ResidencyChoice`]), `SLUICE_PIPELINE_PASS_PARTITIONS`,
+    /// `SLUICE_PIPELINE_PASS_H_GROUP` and `SLUICE_PIPELINE_STREAM_BATCH` (numbers). Typed configuration comes first;
     /// these exist so a deployment can be tuned without a rebuild.
     pub fn with_env_overrides(self) -> Result<Self, PipelineError> {
         self.with_overrides(|name| std::env::var(name).ok())
@@ -175,6 +183,9 @@ impl PipelineConfig {
         }
         if let Some(k) = parse(Self::ENV_PASS_PARTITIONS)? {
             self.pass_partitions = Some(usize::try_from(k).unwrap_or(usize::MAX).max(1));
+        }
+        if let Some(g) = parse(Self::ENV_PASS_H_GROUP)? {
+            self.pass_h_group = Some(usize::try_from(g).unwrap_or(usize::MAX).max(1));
         }
         if let Some(b) = parse(Self::ENV_STREAM_BATCH)? {
             self.stream_batch_len = Some(usize::try_from(b).unwrap_or(usize::MAX).max(1));
@@ -291,6 +302,7 @@ mod tests {
             .with_overrides(env(&[
                 ("SLUICE_PIPELINE_RESIDENCY", "h, b_g2"),
                 ("SLUICE_PIPELINE_PASS_PARTITIONS", "10"),
+                ("SLUICE_PIPELINE_PASS_H_GROUP", "3"),
                 ("SLUICE_PIPELINE_STREAM_BATCH", "65536"),
             ]))
             .unwrap();
@@ -301,8 +313,8 @@ mod tests {
         };
         assert_eq!(c.residency, ResidencyChoice::Fixed(h_b_g2));
         assert_eq!(
-            (c.pass_partitions, c.stream_batch_len),
-            (Some(10), Some(65536))
+            (c.pass_partitions, c.pass_h_group, c.stream_batch_len),
+            (Some(10), Some(3), Some(65536))
         );
         for (v, expect) in [
             ("Streamed", ResidencyChoice::Fixed(Residency::NONE)),

@@ -169,6 +169,7 @@ impl Pipeline {
             point_device_bytes,
             residency: config.residency,
             pass_partitions: config.pass_partitions,
+            pass_h_group: config.pass_h_group,
             stream_batch_len: config.stream_batch_len,
             devices: backends.len(),
             h_mode: config.h_mode,

@@ -94,7 +94,18 @@ where
         pass_partitions: Some(4),
         ..base.clone()
     };
-    for (what, config) in [("a small device", tiny), ("all streamed", every_query)] {
+    // The host holding two partitions' h at once: H and h's MSMs in groups of two (the
+    // last of one), the passes still of four.
+    let h_groups = PipelineConfig {
+        pass_h_group: Some(2),
+        ..every_query.clone()
+    };
+    let configs = [
+        ("a small device", tiny),
+        ("all streamed", every_query),
+        ("h in groups", h_groups),
+    ];
+    for (what, config) in configs {
         let backend = make_backend();
         let tracker = backend.tracker().clone();
         let (pipeline, proofs, reports) = prove(backend, &params, &config, seed);
@@ -102,6 +113,9 @@ where
         let at = format!("{what}: {plan:?} (seed {seed})");
         assert!(!plan.residency.is_all(), "{at}");
         assert!(plan.stream_batch_len.is_some(), "{at}");
+        if what == "h in groups" {
+            assert_eq!((plan.pass_h_group, plan.pass_partitions), (2, 4), "{at}");
+        }
         assert!(
             tracker.peak(MemoryKind::Device) <= config.device_budget_bytes.unwrap(),
             "{at}: the device budget held"

@@ -122,8 +122,11 @@ pub struct PlanInput {
     /// Which queries stay resident.
     pub residency: ResidencyChoice,
     /// Most partitions a pass over streamed parameters proves at once (`None`: as many
-    /// as the host budget lets wait, at most [`MAX_PASS_PARTITIONS`]).
+    /// as the device holds, at most [`MAX_PASS_PARTITIONS`] and the workers asked for).
     pub pass_partitions: Option<usize>,
+    /// Most partitions of a pass whose h the host holds at once (`None`: as many as half
+    /// of the host budget left holds; a number given is capped by that too).
+    pub pass_h_group: Option<usize>,
     /// Scalars per streamed batch (`None`: the largest power of two whose pass working
     /// set fits the device left beside the resident queries).
     pub stream_batch_len: Option<usize>,
@@ -327,7 +330,7 @@ impl MemoryPlan {
                     .saturating_sub(input.fixed_host_bytes + fp.worst_case_host_bytes());
                 let per_device = host_left / 2 / input.devices.max(1) as u64;
                 let host_k = usize::try_from(per_device / vector.max(1)).unwrap_or(usize::MAX);
-                let group = k.min(host_k).max(1);
+                let group = input.pass_h_group.unwrap_or(k).min(k).min(host_k).max(1);
                 (devices_h_bytes(input, group, vector), group)
             }
             false => (0, k),

@@ -24,6 +24,7 @@ fn input(log_n: u32, workers: usize, host: u64, device: u64) -> PlanInput {
         point_device_bytes: [96, 192],
         residency: ResidencyChoice::Resident,
         pass_partitions: None,
+        pass_h_group: None,
         stream_batch_len: None,
         devices: 1,
         h_mode: HModeChoice::Auto,
