@@ -78,6 +78,31 @@ impl Density {
         Density { words, len }
     }
 
+    /// A density over `len` variables with exactly those of `range` used: how an MSM
+    /// takes a range of a scalar buffer (the k-th base pairs with scalar `range.start + k`).
+    ///
+    /// # Panics
+    /// When the range runs past `len`.
+    pub fn range(len: usize, range: Range<usize>) -> Self {
+        assert!(
+            range.start <= range.end && range.end <= len,
+            "density range {range:?} of {len}"
+        );
+        let mut d = Density::new(len);
+        let mut at = range.start;
+        while at < range.end {
+            let (word, bit) = (at / 64, at % 64);
+            let bits = (64 - bit).min(range.end - at);
+            let mask = match bits {
+                64 => u64::MAX,
+                b => ((1u64 << b) - 1) << bit,
+            };
+            d.words[word] |= mask;
+            at += bits;
+        }
+        d
+    }
+
     /// Appends one variable, used or not (bellperson's `add_element` followed by `inc`).
     pub fn push(&mut self, used: bool) {
         if self.len % 64 == 0 {
@@ -282,6 +307,26 @@ impl FromIterator<bool> for Density {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges_use_exactly_their_variables() {
+        for (len, a, b) in [
+            (300, 0, 300),
+            (300, 0, 0),
+            (300, 5, 70),
+            (300, 64, 128),
+            (300, 63, 65),
+            (64, 1, 64),
+        ] {
+            let d = Density::range(len, a..b);
+            assert_eq!(d.len(), len);
+            assert_eq!(d.count_ones(), b - a, "{a}..{b} of {len}");
+            assert!(
+                (0..len).all(|i| d.get(i) == (a..b).contains(&i)),
+                "{a}..{b} of {len}"
+            );
+        }
+    }
 
     #[test]
     fn slices_keep_their_bits() {

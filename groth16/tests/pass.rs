@@ -57,15 +57,21 @@ fn passes_equal_single_proofs<C: Circuit<Fr> + Clone>(
     };
     for residency in [Residency::NONE, mixed, other, Residency::ALL] {
         let source = PartlyResident::upload(Arc::clone(&params), &backend, residency).unwrap();
-        for batch in [Some(37), Some(1 << 20), None] {
+        // h groups of 2 (three partitions' h in uneven groups, two in one), and none on
+        // the host (each h's MSM from the device, a range of it per batch).
+        let plans = [
+            (Some(37), Some(2)),
+            (Some(37), Some(0)),
+            (Some(1 << 20), Some(0)),
+            (None, None),
+        ];
+        for (batch, h_group) in plans {
             for h_mode in [
                 HMode::InMemory,
                 HMode::Streaming {
                     device_budget_bytes: n * 16,
                 },
             ] {
-                // h groups of 2: three partitions' h in uneven groups, two in one.
-                let h_group = batch.and(Some(2));
                 let parts = circuits
                     .iter()
                     .zip(&blinding)

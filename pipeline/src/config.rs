@@ -49,7 +49,9 @@ pub struct PipelineConfig {
     pub pass_partitions: Option<usize>,
     /// Most partitions of a pass whose h the host holds at once where h does not stay on
     /// the device (`None`: the planner's choice from the host budget, which also caps a
-    /// number given here).
+    /// number given here). `Some(0)`: none: each partition's h MSM runs from the device
+    /// right after its H, h's bases streamed for it alone (no read-back; h's bases go up
+    /// once a partition, not once a group), where the device holds h beside a batch.
     pub pass_h_group: Option<usize>,
     /// Scalars per streamed batch of bases (`None`: the planner's choice from the device
     /// budget).
@@ -185,7 +187,7 @@ impl PipelineConfig {
             self.pass_partitions = Some(usize::try_from(k).unwrap_or(usize::MAX).max(1));
         }
         if let Some(g) = parse(Self::ENV_PASS_H_GROUP)? {
-            self.pass_h_group = Some(usize::try_from(g).unwrap_or(usize::MAX).max(1));
+            self.pass_h_group = Some(usize::try_from(g).unwrap_or(usize::MAX));
         }
         if let Some(b) = parse(Self::ENV_STREAM_BATCH)? {
             self.stream_batch_len = Some(usize::try_from(b).unwrap_or(usize::MAX).max(1));

@@ -100,10 +100,16 @@ where
         pass_h_group: Some(2),
         ..every_query.clone()
     };
+    // None on the host: each h's MSM from the device right after its H.
+    let h_from_device = PipelineConfig {
+        pass_h_group: Some(0),
+        ..every_query.clone()
+    };
     let configs = [
         ("a small device", tiny),
         ("all streamed", every_query),
         ("h in groups", h_groups),
+        ("h from the device", h_from_device),
     ];
     for (what, config) in configs {
         let backend = make_backend();
@@ -113,8 +119,10 @@ where
         let at = format!("{what}: {plan:?} (seed {seed})");
         assert!(!plan.residency.is_all(), "{at}");
         assert!(plan.stream_batch_len.is_some(), "{at}");
-        if what == "h in groups" {
-            assert_eq!((plan.pass_h_group, plan.pass_partitions), (2, 4), "{at}");
+        match what {
+            "h in groups" => assert_eq!((plan.pass_h_group, plan.pass_partitions), (2, 4), "{at}"),
+            "h from the device" => assert_eq!(plan.pass_h_group, 0, "{at}"),
+            _ => {}
         }
         assert!(
             tracker.peak(MemoryKind::Device) <= config.device_budget_bytes.unwrap(),

@@ -38,6 +38,9 @@ pub struct ProverConfig {
     /// coefficients the host holds at once (where h's bases stream, or H leaves h on the
     /// host): H and h's MSMs run a group of this many at a time, each group streaming h's
     /// bases once, while the MSMs over the witnesses still stream their bases once for the
-    /// whole pass. `None`: the whole pass is one group.
+    /// whole pass. `None`: the whole pass is one group. `Some(0)`: none on the host: where
+    /// H leaves h on the device, h's MSM runs from there right after H, over h's bases
+    /// streamed for that partition alone (no read-back, and h's bases go up once per
+    /// partition).
     pub pass_h_group: Option<usize>,
 }

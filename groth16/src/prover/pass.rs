@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::sync_channel;
 use std::time::{Duration, Instant};
 
-use sluice_backend::{ComputeBackend, Density, HostVector, Scalars};
+use sluice_backend::{Buffer, ComputeBackend, Density, HostVector, Scalars};
 use sluice_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 
 use crate::error::Groth16Error;
@@ -234,7 +234,11 @@ where
         // device, else h's coefficients on the host for h's pass, a group at a time (the
         // host holds a group's h vectors).
         let mut h_sums = vec![G1Projective::identity(); parts.len()];
-        let group = self.run.config.pass_h_group.unwrap_or(parts.len()).max(1);
+        // A group of 0: none on the host, each h's MSM right after its H.
+        let on_device = self.run.config.pass_h_group == Some(0);
+        let group = (self.run.config.pass_h_group.filter(|&g| g > 0))
+            .unwrap_or(parts.len())
+            .max(1);
         let (mut h_time, mut h_pass_time) = (Duration::ZERO, Duration::ZERO);
         for (g, members) in parts.chunks_mut(group).enumerate() {
             let clock = Instant::now();
@@ -246,6 +250,10 @@ where
                         h_sums[g * group + i] = h_msm_on_device(backend, params, h, n)?;
                         h_host.push(None);
                     }
+                    HCoefficients::Device(h) if on_device => {
+                        h_sums[g * group + i] = self.h_from_device(&h)?;
+                        h_host.push(None);
+                    }
                     h => h_host.push(Some(self.run.h_to_host(h)?)),
                 }
             }
@@ -255,8 +263,12 @@ where
             self.h_pass(&h_host, sums)?;
             h_pass_time += clock.elapsed();
         }
+        let groups = match on_device {
+            true => "h's MSMs from the device, in H's time".to_owned(),
+            false => format!("groups of {group}"),
+        };
         log::debug!(
-            "pass: H of {} partitions in {:.1} ms, h's streamed MSMs in {:.1} ms (groups of {group})",
+            "pass: H of {} partitions in {:.1} ms, h's streamed MSMs in {:.1} ms ({groups})",
             parts.len(),
             h_time.as_secs_f64() * 1e3,
             h_pass_time.as_secs_f64() * 1e3
@@ -333,6 +345,38 @@ where
                 Ok(())
             },
         )
+    }
+
+    /// h's MSM of one partition from its coefficients on the device, over h's bases
+    /// streamed a batch at a time for it alone: nothing comes back to the host. Each MSM
+    /// takes its batch's range of `h` by a density ([`Density::range`]).
+    fn h_from_device(&self, h: &B::FrBuffer) -> Result<G1Projective, Groth16Error> {
+        // The top coefficient of h is zero: n - 1 bases.
+        let len = self.run.n() - 1;
+        let chunk = self.chunk(len);
+        let batches: Vec<Batch> = (0..len)
+            .step_by(chunk)
+            .map(|s0| Batch {
+                query: Query::G1(G1Query::H),
+                bases: s0..(s0 + chunk).min(len),
+                scalars: s0..(s0 + chunk).min(len),
+                parts: vec![0],
+            })
+            .collect();
+        let backend = self.run.backend;
+        let mut sum = G1Projective::identity();
+        pipelined(
+            &batches,
+            |batch| self.upload_bases(batch),
+            |batch, up| {
+                if let Upload::G1(bases, at) = up {
+                    let density = Density::range(h.len(), batch.scalars.clone());
+                    sum += backend.msm_vartime(&bases, at, Scalars::Buffer(h), Some(&density))?;
+                }
+                Ok(())
+            },
+        )?;
+        Ok(sum)
     }
 
     /// The bases of `batch`, uploaded where its query streams (and counted).

@@ -125,7 +125,9 @@ pub struct PlanInput {
     /// as the device holds, at most [`MAX_PASS_PARTITIONS`] and the workers asked for).
     pub pass_partitions: Option<usize>,
     /// Most partitions of a pass whose h the host holds at once (`None`: as many as half
-    /// of the host budget left holds; a number given is capped by that too).
+    /// of the host budget left holds; a number given is capped by that too). `Some(0)`:
+    /// none, h's MSM from the device right after each H where the device holds h beside
+    /// a batch of its bases (else the host's groups).
     pub pass_h_group: Option<usize>,
     /// Scalars per streamed batch (`None`: the largest power of two whose pass working
     /// set fits the device left beside the resident queries).
@@ -183,7 +185,9 @@ pub struct MemoryPlan {
     pub pass_partitions: usize,
     /// Most partitions of a pass whose h the host holds at once, where h does not stay on
     /// the device ([`ProverConfig::pass_h_group`](sluice_groth16::ProverConfig::pass_h_group)):
-    /// the host budget's share, which may be fewer than the pass's partitions.
+    /// the host budget's share, which may be fewer than the pass's partitions. 0: none,
+    /// each partition's h MSM runs from the device right after its H (asked for with
+    /// [`PlanInput::pass_h_group`] `Some(0)`, where the device holds h beside a batch).
     pub pass_h_group: usize,
     /// Scalars per streamed batch (`None` when every query is resident).
     pub stream_batch_len: Option<usize>,
@@ -318,38 +322,55 @@ impl MemoryPlan {
             },
             ..*input
         };
-        // Where h's query streams (or H leaves h on the host), the host holds each
+        let device_left = budget.saturating_sub(resident);
+        // Asked for (a group of 0): where H leaves h on the device, h's MSM runs from there
+        // right after H, its bases streamed for that partition alone, so no h vector waits
+        // on the host. Its working set is h and a batch's (one partition's scalars).
+        let leaves_h_on_device = !matches!(plan_h_on_host(fp, h_mode), Some(true));
+        let h_batch = size_chunk(1, device_left.saturating_sub(vector));
+        let h_from_device = input.pass_h_group == Some(0)
+            && !residency.h
+            && leaves_h_on_device
+            && vector + pass_bytes(h_batch, 1) <= device_left;
+        // Else, where h's query streams (or H leaves h on the host), the host holds each
         // partition's h, a vector each, for a group of the pass's partitions at a time: at
         // most half of what the host budget leaves beside one worst-case partition, so the
         // passes do not starve synthesis.
-        let h_on_host = !residency.h || matches!(plan_h_on_host(fp, h_mode), Some(true));
-        let (extra_host, h_group) = match h_on_host {
-            true => {
+        let h_on_host = !residency.h || !leaves_h_on_device;
+        let (extra_host, h_group) = match (h_from_device, h_on_host) {
+            (true, _) => (0, 0),
+            (false, true) => {
                 let host_left = input
                     .host_budget
                     .saturating_sub(input.fixed_host_bytes + fp.worst_case_host_bytes());
                 let per_device = host_left / 2 / input.devices.max(1) as u64;
                 let host_k = usize::try_from(per_device / vector.max(1)).unwrap_or(usize::MAX);
-                let group = input.pass_h_group.unwrap_or(k).min(k).min(host_k).max(1);
+                let asked = input.pass_h_group.filter(|&g| g > 0).unwrap_or(k);
+                let group = asked.min(k).min(host_k).max(1);
                 (devices_h_bytes(input, group, vector), group)
             }
-            false => (0, k),
+            (false, false) => (0, k),
         };
         let mut plan = Self::with_resident_bytes(&pass_input, resident, h_mode, extra_host)?;
-        let device_left = budget.saturating_sub(resident);
         // The batches as long as the device left beside the resident queries allows for an
-        // h group: the fewer, the fewer MSMs (each pays its bucket sums once), and nothing
-        // else is on the device during a pass's MSMs. At least the reserved chunk, which
-        // fits.
-        if work <= device_left {
+        // h group (beside h, where its MSM runs from the device): the fewer, the fewer MSMs
+        // (each pays its bucket sums once), and nothing else is on the device during a
+        // pass's MSMs. At least the reserved chunk, which fits.
+        if h_from_device {
+            chunk = h_batch;
+        } else if work <= device_left {
             chunk = chunk.max(size_chunk(h_group, device_left));
         }
         // Then as many partitions a pass as fit at that length: each more shares the
         // witness's streamed bases, whose uploads otherwise outlast their MSMs.
-        while k > h_group && pass_bytes(chunk, k) > device_left {
+        while k > h_group.max(1) && pass_bytes(chunk, k) > device_left {
             k -= 1;
         }
-        let pass_bytes = pass_bytes(chunk, k);
+        let h_beside = match h_from_device {
+            true => vector + pass_bytes(chunk, 1),
+            false => 0,
+        };
+        let pass_bytes = pass_bytes(chunk, k).max(h_beside);
         if pass_bytes > device_left {
             return Err(too_small(
                 "a pass's batches of streamed bases",
@@ -372,10 +393,14 @@ impl MemoryPlan {
         plan.pass_partitions = k;
         plan.pass_h_group = h_group.min(k);
         plan.stream_batch_len = Some(chunk);
+        let h_where = match (h_from_device, h_on_host) {
+            (true, _) => "h's MSM from the device after each H".to_owned(),
+            (false, true) => format!("h on the host for {h_group} at a time"),
+            (false, false) => "h's MSM resident".to_owned(),
+        };
         log::info!(
             "streamed parameters: {residency} ({resident} of {} device bytes resident), \
-             batches of {chunk} scalars, up to {k} partitions a pass (h on the host for \
-             {h_group} at a time), H {:?}",
+             batches of {chunk} scalars, up to {k} partitions a pass ({h_where}), H {:?}",
             input.query_device_bytes.iter().sum::<u64>(),
             plan.h_mode
         );

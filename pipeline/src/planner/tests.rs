@@ -240,7 +240,8 @@ fn streamed_plans_keep_h_in_memory_and_size_batches_by_the_device_left() {
 /// and 16 GiB, with the queries' and the MSM scratch's device bytes an H100 measured. 72
 /// GiB keeps h, l and b_g2 resident with batches of 2^23, as it ran; 24 and 16 GiB keep
 /// H in memory and take batches of 2^24 for the host's h group of 4, then 12 and 4
-/// partitions a pass.
+/// partitions a pass; asked for h's MSMs from the device, no h group and batches sized
+/// beside h.
 #[test]
 fn plans_of_2_27_on_an_h100_and_smaller_cards() {
     let n = 1u64 << 27;
@@ -277,4 +278,31 @@ fn plans_of_2_27_on_an_h100_and_smaller_cards() {
             "{card} GiB: {plan:?}"
         );
     }
+    // h's MSM from the device after each H, asked for: no h vector on the host, the
+    // batches sized beside h (2^23 at 16 GiB), then as many partitions as fit.
+    plan_input.pass_h_group = Some(0);
+    for (card, k, batch) in [(24, 12, 1 << 24), (16, 16, 1 << 23)] {
+        plan_input.device_budget = gib(card);
+        let plan = MemoryPlan::new(&plan_input).unwrap();
+        assert_eq!(plan.pass_h_group, 0, "{card} GiB: {plan:?}");
+        assert_eq!(plan.fixed_host_bytes, 1000, "{card} GiB: {plan:?}");
+        assert_eq!(plan.pass_partitions, k, "{card} GiB: {plan:?}");
+        assert_eq!(plan.stream_batch_len, Some(batch), "{card} GiB: {plan:?}");
+        assert!(
+            plan.partition_device_bytes >= vector + batch as u64 * (3 * 192 + 64),
+            "{card} GiB: h beside a batch: {plan:?}"
+        );
+        assert!(
+            plan.partition_device_bytes <= gib(card),
+            "{card} GiB: {plan:?}"
+        );
+    }
+    // Where H leaves h on the host (four-step streaming H in 5 GiB), the host's groups.
+    plan_input.device_budget = gib(5);
+    let plan = MemoryPlan::new(&plan_input).unwrap();
+    assert!(
+        matches!(plan.h_mode, HMode::Streaming { .. }),
+        "5 GiB: {plan:?}"
+    );
+    assert_eq!(plan.pass_h_group, 4, "5 GiB: {plan:?}");
 }
