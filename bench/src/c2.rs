@@ -10,7 +10,8 @@
 //! the run.
 //!
 //! The parameters are benchmark parameters (the circuit's shape, no trapdoor; for
-//! Filecoin's circuits a setup's, `filecoin.rs`), made and uploaded before the clock starts
+//! Filecoin's circuits the shape of one synthesized partition, `filecoin.rs`), made and
+//! uploaded before the clock starts
 //! and dropped from the host once resident; the proofs are not verified here (the test
 //! suite verifies pipeline proofs). With `--matrices` a
 //! second pipeline on the same parameters runs the same job with the circuit's constraint

@@ -7,9 +7,12 @@
 //!
 //! Unlike the demo circuits' rows, the parameters come from sluice's setup of the blank
 //! circuit (the variable-time one: test parameters, made several times faster), made once
-//! per circuit and size and shared by that size's rows (proof, c2, bellperson's proof and
+//! per circuit and size and shared by that size's rows (proof, bellperson's proof and
 //! synthesis); so a proof row's last proof is verified against storage-proofs' own public
 //! inputs. The setup's time is printed, untimed: minutes for a 2^24 PoRep on a few cores.
+//! The c2 job proves without verifying, as the demo circuits' does, on benchmark
+//! parameters of the circuit's own shape (query lengths and densities from one synthesized
+//! partition): seconds where a setup at 2^27 takes longer than a device call.
 
 use crate::options::CircuitKind;
 
@@ -157,7 +160,10 @@ mod real {
     use sluice_field::FrCompatible;
     use sluice_filecoin::circuits::{self, Instance, PorepCircuit, PorepForkCircuit, PostCircuit};
     use sluice_filecoin::fork::PostFork;
-    use sluice_groth16::{Circuit, Parameters, ProvingAssignment, SynthesisOptions};
+    use sluice_groth16::{
+        generate_benchmark_parameters, Circuit, CircuitShape, Parameters, ProvingAssignment,
+        SynthesisOptions,
+    };
 
     use crate::bar;
     use crate::options::{CircuitKind, Options};
@@ -399,8 +405,8 @@ mod real {
     }
 
     /// The c2 job of `kind` at 2^log: every partition a partition of its own sector (made
-    /// from the partition's seed), on the setup's parameters, which the job holds alone
-    /// (dropped from the host once resident, as the demo circuits' are).
+    /// from the partition's seed), on benchmark parameters of its shape, which the job
+    /// holds alone (dropped from the host once resident, as the demo circuits' are).
     pub fn c2<B: ComputeBackend + 'static>(
         make: &dyn Fn() -> Result<B, String>,
         label: &str,
@@ -408,36 +414,50 @@ mod real {
         kind: CircuitKind,
         opts: &Options,
     ) -> Result<Vec<Row>, String> {
-        let params = parameters(kind, log, opts.seed)?;
+        // A setup kept for earlier rows is not the job's: the host gets it back.
         forget_parameters();
         let count = units(kind, log)?;
         let e = |e: sluice_filecoin::FilecoinError| e.to_string();
         match kind {
-            CircuitKind::Porep => crate::c2::run(
-                make,
-                label,
-                log,
-                kind,
-                opts,
-                |seed| {
+            CircuitKind::Porep => {
+                let partition = |seed| {
                     let mut rng = circuit_rng(kind, log, seed);
                     circuits::porep(count, &mut rng).map_err(e)
-                },
-                params,
-            ),
-            _ => crate::c2::run(
-                make,
-                label,
-                log,
-                kind,
-                opts,
-                |seed| {
+                };
+                let params = shape_parameters(kind, log, opts.seed, partition(opts.seed)?)?;
+                crate::c2::run(make, label, log, kind, opts, partition, params)
+            }
+            _ => {
+                let partition = |seed| {
                     let mut rng = circuit_rng(kind, log, seed);
                     circuits::post(count, POST_CHALLENGES, &mut rng).map_err(e)
-                },
-                params,
-            ),
+                };
+                let params = shape_parameters(kind, log, opts.seed, partition(opts.seed)?)?;
+                crate::c2::run(make, label, log, kind, opts, partition, params)
+            }
         }
+    }
+
+    /// Benchmark parameters of `circuit`'s shape (its query lengths and densities, from
+    /// one synthesis; no trapdoor): what the c2 job proves on.
+    fn shape_parameters<S: FrCompatible, C: Circuit<S>>(
+        kind: CircuitKind,
+        log: u32,
+        seed: u64,
+        circuit: C,
+    ) -> Result<Arc<Parameters>, String> {
+        let start = Instant::now();
+        let cs = ProvingAssignment::synthesize(circuit).map_err(|e| e.to_string())?;
+        let shape = CircuitShape::of(&cs);
+        drop(cs);
+        let mut rng = ChaCha20Rng::seed_from_u64(seed ^ 0x5e7 ^ (u64::from(log) << 32));
+        let params = generate_benchmark_parameters(&shape, &mut rng).map_err(|e| e.to_string())?;
+        bar::note(format!(
+            "({}: benchmark parameters of its shape in {:.1} s, untimed) ",
+            describe(kind, log)?,
+            start.elapsed().as_secs_f64()
+        ));
+        Ok(Arc::new(params))
     }
 
     #[cfg(test)]
