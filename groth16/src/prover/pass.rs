@@ -231,10 +231,10 @@ where
         let (backend, params) = (self.run.backend, self.run.params);
         let n = self.run.n();
         // H of each partition; h's sum at once where its bases are resident and h is on the
-        // device, else h's coefficients on the host for h's pass, a group at a time (the
-        // host holds a group's h vectors).
+        // device, or (a group of 0) from the device over h's bases streamed for it; else
+        // h's coefficients on the host for h's pass, a group at a time (the host holds a
+        // group's h vectors).
         let mut h_sums = vec![G1Projective::identity(); parts.len()];
-        // A group of 0: none on the host, each h's MSM right after its H.
         let on_device = self.run.config.pass_h_group == Some(0);
         let group = (self.run.config.pass_h_group.filter(|&g| g > 0))
             .unwrap_or(parts.len())
