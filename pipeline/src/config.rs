@@ -318,6 +318,11 @@ mod tests {
             (c.pass_partitions, c.pass_h_group, c.stream_batch_len),
             (Some(10), Some(3), Some(65536))
         );
+        // 0: no h on the host (h's MSMs from the device).
+        let c = (base.clone())
+            .with_overrides(env(&[("SLUICE_PIPELINE_PASS_H_GROUP", "0")]))
+            .unwrap();
+        assert_eq!(c.pass_h_group, Some(0));
         for (v, expect) in [
             ("Streamed", ResidencyChoice::Fixed(Residency::NONE)),
             ("resident", ResidencyChoice::Resident),
