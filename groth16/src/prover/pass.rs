@@ -288,6 +288,27 @@ where
         self.run.config.msm_batch_len.unwrap_or(len).max(1)
     }
 
+    /// h's chunks, one batch of its bases each.
+    fn h_chunks(&self) -> Vec<Range<usize>> {
+        // The top coefficient of h is zero: n - 1 bases.
+        let len = self.run.n() - 1;
+        let chunk = self.chunk(len);
+        (0..len)
+            .step_by(chunk)
+            .map(|s0| s0..(s0 + chunk).min(len))
+            .collect()
+    }
+
+    /// The batch of h's bases `range` for the partitions `parts`.
+    fn h_batch(range: Range<usize>, parts: Vec<usize>) -> Batch {
+        Batch {
+            query: Query::G1(G1Query::H),
+            bases: range.clone(),
+            scalars: range,
+            parts,
+        }
+    }
+
     /// h's MSMs of the partitions whose h is on the host, a batch of h's bases at a time:
     /// per chunk of h, every partition's coefficients go up, then the bases they use, both
     /// on the uploading thread while the last chunk's MSMs run.
@@ -302,19 +323,9 @@ where
         if hs.is_empty() {
             return Ok(());
         }
-        // The top coefficient of h is zero: n - 1 bases.
-        let len = self.run.n() - 1;
-        let chunk = self.chunk(len);
-        let steps: Vec<Step> = (0..len)
-            .step_by(chunk)
-            .flat_map(|s0| {
-                let range = s0..(s0 + chunk).min(len);
-                let batch = Batch {
-                    query: Query::G1(G1Query::H),
-                    bases: range.clone(),
-                    scalars: range.clone(),
-                    parts: (0..hs.len()).collect(),
-                };
+        let steps: Vec<Step> = (self.h_chunks().into_iter())
+            .flat_map(|range| {
+                let batch = Self::h_batch(range.clone(), (0..hs.len()).collect());
                 [Step::Chunk(range), Step::Batch(batch)]
             })
             .collect();
@@ -351,17 +362,8 @@ where
     /// streamed a batch at a time for it alone: nothing comes back to the host. Each MSM
     /// takes its batch's range of `h` by a density ([`Density::range`]).
     fn h_from_device(&self, h: &B::FrBuffer) -> Result<G1Projective, Groth16Error> {
-        // The top coefficient of h is zero: n - 1 bases.
-        let len = self.run.n() - 1;
-        let chunk = self.chunk(len);
-        let batches: Vec<Batch> = (0..len)
-            .step_by(chunk)
-            .map(|s0| Batch {
-                query: Query::G1(G1Query::H),
-                bases: s0..(s0 + chunk).min(len),
-                scalars: s0..(s0 + chunk).min(len),
-                parts: vec![0],
-            })
+        let batches: Vec<Batch> = (self.h_chunks().into_iter())
+            .map(|range| Self::h_batch(range, vec![0]))
             .collect();
         let backend = self.run.backend;
         let mut sum = G1Projective::identity();
