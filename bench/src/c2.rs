@@ -46,15 +46,15 @@ pub fn measure<B: ComputeBackend + 'static>(
     opts: &Options,
 ) -> Result<Vec<Row>, String> {
     match circuit {
-        CircuitKind::Bits => demo(make, label, log, circuit, opts, |seed| {
-            BitDecomposition::<Fr>::filling_domain(log, Some(seed))
+        CircuitKind::Bits => on_shape(make, label, log, circuit, opts, |seed| {
+            Ok(BitDecomposition::<Fr>::filling_domain(log, Some(seed)))
         }),
-        CircuitKind::Sha256 => demo(make, label, log, circuit, opts, |seed| {
-            Sha256Preimage::<Fr>::filling_domain(log, Some(seed))
+        CircuitKind::Sha256 => on_shape(make, label, log, circuit, opts, |seed| {
+            Ok(Sha256Preimage::<Fr>::filling_domain(log, Some(seed)))
         }),
         // A chain of full field elements: each partition its own starting point.
-        CircuitKind::Mimc => demo(make, label, log, circuit, opts, |seed| {
-            MimcLike::<Fr>::filling_domain(log, Some(Fr::from(seed)))
+        CircuitKind::Mimc => on_shape(make, label, log, circuit, opts, |seed| {
+            Ok(MimcLike::<Fr>::filling_domain(log, Some(Fr::from(seed))))
         }),
         CircuitKind::Porep | CircuitKind::Post => {
             crate::filecoin::c2(make, label, log, circuit, opts)
@@ -62,24 +62,26 @@ pub fn measure<B: ComputeBackend + 'static>(
     }
 }
 
-/// The job of a demo circuit, on benchmark parameters for its shape.
-fn demo<B, C>(
+/// The job of `partition`'s circuits, on benchmark parameters of their shape (one
+/// partition synthesized for it).
+pub(crate) fn on_shape<B, S, C>(
     make: &dyn Fn() -> Result<B, String>,
     label: &str,
     log: u32,
     circuit: CircuitKind,
     opts: &Options,
-    partition: impl Fn(u64) -> C,
+    partition: impl Fn(u64) -> Result<C, String>,
 ) -> Result<Vec<Row>, String>
 where
     B: ComputeBackend + 'static,
-    C: Circuit<Fr> + Send + 'static,
+    S: FrCompatible,
+    C: Circuit<S> + Send + 'static,
 {
     let e = |e: &dyn std::fmt::Display| e.to_string();
     let mut rng = ChaCha20Rng::seed_from_u64(opts.seed ^ 0xc2 ^ (u64::from(log) << 32));
     // Set-up, untimed: one synthesis for the shape, then the parameters.
     let clock = Instant::now();
-    let cs = ProvingAssignment::synthesize(partition(opts.seed)).map_err(|x| e(&x))?;
+    let cs = ProvingAssignment::synthesize(partition(opts.seed)?).map_err(|x| e(&x))?;
     let shape = CircuitShape::of(&cs);
     drop(cs);
     let synthesized = clock.elapsed();
@@ -90,13 +92,12 @@ where
         synthesized.as_secs_f64(),
         (clock.elapsed() - synthesized).as_secs_f64(),
     ));
-    let partition = |seed| Ok(partition(seed));
     run(make, label, log, circuit, opts, partition, Arc::new(params))
 }
 
 /// The job's rows on `params` (the last holder of them, so they leave the host once
 /// resident): one pipeline, and a second with `--matrices`.
-pub(crate) fn run<B, S, C>(
+fn run<B, S, C>(
     make: &dyn Fn() -> Result<B, String>,
     label: &str,
     log: u32,

@@ -160,10 +160,7 @@ mod real {
     use sluice_field::FrCompatible;
     use sluice_filecoin::circuits::{self, Instance, PorepCircuit, PorepForkCircuit, PostCircuit};
     use sluice_filecoin::fork::PostFork;
-    use sluice_groth16::{
-        generate_benchmark_parameters, Circuit, CircuitShape, Parameters, ProvingAssignment,
-        SynthesisOptions,
-    };
+    use sluice_groth16::{Circuit, Parameters, ProvingAssignment, SynthesisOptions};
 
     use crate::bar;
     use crate::options::{CircuitKind, Options};
@@ -419,45 +416,15 @@ mod real {
         let count = units(kind, log)?;
         let e = |e: sluice_filecoin::FilecoinError| e.to_string();
         match kind {
-            CircuitKind::Porep => {
-                let partition = |seed| {
-                    let mut rng = circuit_rng(kind, log, seed);
-                    circuits::porep(count, &mut rng).map_err(e)
-                };
-                let params = shape_parameters(kind, log, opts.seed, partition(opts.seed)?)?;
-                crate::c2::run(make, label, log, kind, opts, partition, params)
-            }
-            _ => {
-                let partition = |seed| {
-                    let mut rng = circuit_rng(kind, log, seed);
-                    circuits::post(count, POST_CHALLENGES, &mut rng).map_err(e)
-                };
-                let params = shape_parameters(kind, log, opts.seed, partition(opts.seed)?)?;
-                crate::c2::run(make, label, log, kind, opts, partition, params)
-            }
+            CircuitKind::Porep => crate::c2::on_shape(make, label, log, kind, opts, |seed| {
+                let mut rng = circuit_rng(kind, log, seed);
+                circuits::porep(count, &mut rng).map_err(e)
+            }),
+            _ => crate::c2::on_shape(make, label, log, kind, opts, |seed| {
+                let mut rng = circuit_rng(kind, log, seed);
+                circuits::post(count, POST_CHALLENGES, &mut rng).map_err(e)
+            }),
         }
-    }
-
-    /// Benchmark parameters of `circuit`'s shape (its query lengths and densities, from
-    /// one synthesis; no trapdoor): what the c2 job proves on.
-    fn shape_parameters<S: FrCompatible, C: Circuit<S>>(
-        kind: CircuitKind,
-        log: u32,
-        seed: u64,
-        circuit: C,
-    ) -> Result<Arc<Parameters>, String> {
-        let start = Instant::now();
-        let cs = ProvingAssignment::synthesize(circuit).map_err(|e| e.to_string())?;
-        let shape = CircuitShape::of(&cs);
-        drop(cs);
-        let mut rng = ChaCha20Rng::seed_from_u64(seed ^ 0x5e7 ^ (u64::from(log) << 32));
-        let params = generate_benchmark_parameters(&shape, &mut rng).map_err(|e| e.to_string())?;
-        bar::note(format!(
-            "({}: benchmark parameters of its shape in {:.1} s, untimed) ",
-            describe(kind, log)?,
-            start.elapsed().as_secs_f64()
-        ));
-        Ok(Arc::new(params))
     }
 
     #[cfg(test)]
