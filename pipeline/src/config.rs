@@ -155,8 +155,9 @@ impl PipelineConfig {
     /// `cpu` or `device`: [`G2Placement`]), `SLUICE_PIPELINE_RESIDENCY` (`auto`,
     /// `resident`, `streamed`, or the resident queries comma-separated, e.g. `h,b_g2`:
     /// [`ResidencyChoice`]), `SLUICE_PIPELINE_PASS_PARTITIONS`,
-    /// `SLUICE_PIPELINE_PASS_H_GROUP` and `SLUICE_PIPELINE_STREAM_BATCH` (numbers). Typed configuration comes first;
-    /// these exist so a deployment can be tuned without a rebuild.
+    /// `SLUICE_PIPELINE_PASS_H_GROUP` and `SLUICE_PIPELINE_STREAM_BATCH` (numbers). Typed
+    /// configuration comes first; these exist so a deployment can be tuned without a
+    /// rebuild.
     pub fn with_env_overrides(self) -> Result<Self, PipelineError> {
         self.with_overrides(|name| std::env::var(name).ok())
     }
