@@ -163,6 +163,7 @@ mod real {
     use sluice_groth16::{Circuit, Parameters, ProvingAssignment, SynthesisOptions};
 
     use crate::bar;
+    use crate::c2::OnEveryCore;
     use crate::options::{CircuitKind, Options};
     use crate::profiled::Profiled;
     use crate::report::{ProofPhases, Row};
@@ -402,8 +403,9 @@ mod real {
     }
 
     /// The c2 job of `kind` at 2^log: every partition a partition of its own sector (made
-    /// from the partition's seed), on benchmark parameters of its shape, which the job
-    /// holds alone (dropped from the host once resident, as the demo circuits' are).
+    /// from the partition's seed) synthesized forked, a challenge or sector per task, on
+    /// benchmark parameters of its shape, which the job holds alone (dropped from the host
+    /// once resident, as the demo circuits' are).
     pub fn c2<B: ComputeBackend + 'static>(
         make: &dyn Fn() -> Result<B, String>,
         label: &str,
@@ -415,14 +417,17 @@ mod real {
         forget_parameters();
         let count = units(kind, log)?;
         let e = |e: sluice_filecoin::FilecoinError| e.to_string();
+        // Forked, on every core, as sluice-filecoin proves them by default.
         match kind {
             CircuitKind::Porep => crate::c2::on_shape(make, label, log, kind, opts, |seed| {
                 let mut rng = circuit_rng(kind, log, seed);
-                circuits::porep(count, &mut rng).map_err(e)
+                let fork = circuits::porep_fork_with_inputs(count, &mut rng).map_err(e)?;
+                Ok(OnEveryCore(fork.circuit))
             }),
             _ => crate::c2::on_shape(make, label, log, kind, opts, |seed| {
                 let mut rng = circuit_rng(kind, log, seed);
-                circuits::post(count, POST_CHALLENGES, &mut rng).map_err(e)
+                let circuit = circuits::post(count, POST_CHALLENGES, &mut rng).map_err(e)?;
+                Ok(OnEveryCore(PostFork(circuit)))
             }),
         }
     }
@@ -464,10 +469,13 @@ mod real {
                 );
             }
             assert_eq!(circuit_alone(CircuitKind::Post, 14, 1, 1).unwrap().len(), 1);
+            // The c2 job forked, with matrices recorded from the fork too (a second row).
             let make = || Ok(CpuBackend::new());
+            let o = opts(&["--partitions", "2", "--proofs", "2", "--matrices"]);
             let rows = c2(&make, "cpu", 14, CircuitKind::Post, &o).unwrap();
-            assert_eq!(rows.len(), 1);
-            assert_eq!(rows[0].op, "c2-post");
+            let labels: Vec<&str> = rows.iter().map(|r| r.implementation.as_str()).collect();
+            assert_eq!(labels, ["cpu", "cpu+matrices"]);
+            assert!(rows.iter().all(|r| r.op == "c2-post"));
         }
 
         /// Sizes that hold no partition are refused with the smallest size named.

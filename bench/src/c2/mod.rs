@@ -1,6 +1,7 @@
 //! The c2 row: a C2-shaped job through the partition pipeline. P partitions per proof of a
 //! boolean-heavy circuit (or MiMC, the dense case compact storage must not make worse, or
-//! with the `filecoin` feature real PoRep partitions, each of its own small sector), Q
+//! with the `filecoin` feature real PoRep or PoSt partitions, each of its own small sector
+//! and synthesized forked on every core, as `sluice-filecoin` proves them), Q
 //! proofs submitted back to back, workers and budgets from the machine unless given. Every
 //! partition's circuit is made before the clock starts. The row's time is the steady state,
 //! counted in partitions: those that ended after the first end, over the time from it to
@@ -28,10 +29,14 @@ use sluice_backend::ComputeBackend;
 use sluice_field::{Fr, FrCompatible};
 use sluice_groth16::demo::{BitDecomposition, MimcLike, Sha256Preimage};
 use sluice_groth16::{
-    generate_benchmark_parameters, Circuit, CircuitShape, ConstraintMatrices, ParameterInfo,
-    Parameters, PhaseTimes, ProvingAssignment, Residency,
+    generate_benchmark_parameters, CircuitShape, ConstraintMatrices, ParameterInfo, Parameters,
+    PhaseTimes, Residency,
 };
 use sluice_pipeline::{Pipeline, PipelineConfig};
+
+mod partition;
+
+pub(crate) use partition::{OnEveryCore, OnOneThread, Partition};
 
 use crate::bar;
 use crate::options::{CircuitKind, Op, Options};
@@ -47,14 +52,23 @@ pub fn measure<B: ComputeBackend + 'static>(
 ) -> Result<Vec<Row>, String> {
     match circuit {
         CircuitKind::Bits => on_shape(make, label, log, circuit, opts, |seed| {
-            Ok(BitDecomposition::<Fr>::filling_domain(log, Some(seed)))
+            Ok(OnOneThread(BitDecomposition::<Fr>::filling_domain(
+                log,
+                Some(seed),
+            )))
         }),
         CircuitKind::Sha256 => on_shape(make, label, log, circuit, opts, |seed| {
-            Ok(Sha256Preimage::<Fr>::filling_domain(log, Some(seed)))
+            Ok(OnOneThread(Sha256Preimage::<Fr>::filling_domain(
+                log,
+                Some(seed),
+            )))
         }),
         // A chain of full field elements: each partition its own starting point.
         CircuitKind::Mimc => on_shape(make, label, log, circuit, opts, |seed| {
-            Ok(MimcLike::<Fr>::filling_domain(log, Some(Fr::from(seed))))
+            Ok(OnOneThread(MimcLike::<Fr>::filling_domain(
+                log,
+                Some(Fr::from(seed)),
+            )))
         }),
         CircuitKind::Porep | CircuitKind::Post => {
             crate::filecoin::c2(make, label, log, circuit, opts)
@@ -64,24 +78,24 @@ pub fn measure<B: ComputeBackend + 'static>(
 
 /// The job of `partition`'s circuits, on benchmark parameters of their shape (one
 /// partition synthesized for it).
-pub(crate) fn on_shape<B, S, C>(
+pub(crate) fn on_shape<B, S, P>(
     make: &dyn Fn() -> Result<B, String>,
     label: &str,
     log: u32,
     circuit: CircuitKind,
     opts: &Options,
-    partition: impl Fn(u64) -> Result<C, String>,
+    partition: impl Fn(u64) -> Result<P, String>,
 ) -> Result<Vec<Row>, String>
 where
     B: ComputeBackend + 'static,
     S: FrCompatible,
-    C: Circuit<S> + Send + 'static,
+    P: Partition<S>,
 {
     let e = |e: &dyn std::fmt::Display| e.to_string();
     let mut rng = ChaCha20Rng::seed_from_u64(opts.seed ^ 0xc2 ^ (u64::from(log) << 32));
     // Set-up, untimed: one synthesis for the shape, then the parameters.
     let clock = Instant::now();
-    let cs = ProvingAssignment::synthesize(partition(opts.seed)?).map_err(|x| e(&x))?;
+    let cs = partition(opts.seed)?.synthesize().map_err(|x| e(&x))?;
     let shape = CircuitShape::of(&cs);
     drop(cs);
     let synthesized = clock.elapsed();
@@ -97,25 +111,25 @@ where
 
 /// The job's rows on `params` (the last holder of them, so they leave the host once
 /// resident): one pipeline, and a second with `--matrices`.
-fn run<B, S, C>(
+fn run<B, S, P>(
     make: &dyn Fn() -> Result<B, String>,
     label: &str,
     log: u32,
     circuit: CircuitKind,
     opts: &Options,
-    partition: impl Fn(u64) -> Result<C, String>,
+    partition: impl Fn(u64) -> Result<P, String>,
     params: Arc<Parameters>,
 ) -> Result<Vec<Row>, String>
 where
     B: ComputeBackend + 'static,
     S: FrCompatible,
-    C: Circuit<S> + Send + 'static,
+    P: Partition<S>,
 {
     let e = |e: &dyn std::fmt::Display| e.to_string();
     let matrices = match opts.matrices {
         true => {
             let clock = Instant::now();
-            let matrices = ConstraintMatrices::record(partition(opts.seed)?).map_err(|x| e(&x))?;
+            let matrices = partition(opts.seed)?.record().map_err(|x| e(&x))?;
             bar::note(format!(
                 "  matrices recorded (untimed) in {:.1} s: {} terms, {} bytes\n",
                 clock.elapsed().as_secs_f64(),
@@ -182,12 +196,12 @@ struct Job<'a> {
 
 /// One pipeline's run of the job, on `params` (taken by the last job, so dropped from the
 /// host once resident).
-fn job<B, S, C>(
+fn job<B, S, P>(
     make: &dyn Fn() -> Result<B, String>,
     log: u32,
     circuit: CircuitKind,
     opts: &Options,
-    partition: &impl Fn(u64) -> Result<C, String>,
+    partition: &impl Fn(u64) -> Result<P, String>,
     params: &mut Option<Arc<Parameters>>,
     Job {
         label,
@@ -199,7 +213,7 @@ fn job<B, S, C>(
 where
     B: ComputeBackend + 'static,
     S: FrCompatible,
-    C: Circuit<S> + Send + 'static,
+    P: Partition<S>,
 {
     let e = |e: &dyn std::fmt::Display| e.to_string();
     let c2 = &opts.c2;
@@ -240,7 +254,7 @@ where
         .map(|q| {
             (0..c2.partitions)
                 .map(|p| partition(opts.seed + 1 + (q * c2.partitions + p) as u64))
-                .collect::<Result<Vec<C>, String>>()
+                .collect::<Result<Vec<P>, String>>()
         })
         .collect::<Result<Vec<_>, String>>()?;
     let rss = RssSampler::start();
@@ -248,7 +262,7 @@ where
     let start = Instant::now();
     let mut handles = Vec::with_capacity(c2.proofs);
     for circuits in proofs {
-        handles.push(pipeline.submit(circuits, &mut rng).map_err(|x| e(&x))?);
+        handles.push(P::submit(&pipeline, circuits, &mut rng).map_err(|x| e(&x))?);
     }
     let mut ends = Vec::with_capacity(c2.proofs);
     let mut partition_ends = Vec::with_capacity(c2.proofs * c2.partitions);
