@@ -82,28 +82,31 @@ impl Packed {
             (codes, at, values) = (c_rest, a_rest, v_rest);
             shares.push((first + start - src.start, piece, positions, from, (c, a, v)));
         }
-        shares
-            .into_par_iter()
-            .for_each(|(base, piece, positions, from, (codes, at, values))| {
-                match piece {
-                    Piece::Codes { page, range } => {
-                        codes.copy_from_slice(&page.codes()[range.clone()]);
-                        for (slot, &p) in at.iter_mut().zip(positions) {
-                            slot.write((base + p as usize - range.start) as u32);
+        // On the device's host pool: the device waits for this batch.
+        crate::host_pool::install(|| {
+            shares.into_par_iter().for_each(
+                |(base, piece, positions, from, (codes, at, values))| {
+                    match piece {
+                        Piece::Codes { page, range } => {
+                            codes.copy_from_slice(&page.codes()[range.clone()]);
+                            for (slot, &p) in at.iter_mut().zip(positions) {
+                                slot.write((base + p as usize - range.start) as u32);
+                            }
+                        }
+                        Piece::Raw(_) => {
+                            // Their codes are overwritten by the exceptions; zeros keep them tidy.
+                            codes.fill(0);
+                            for (k, slot) in at.iter_mut().enumerate() {
+                                slot.write((base + k) as u32);
+                            }
                         }
                     }
-                    Piece::Raw(_) => {
-                        // Their codes are overwritten by the exceptions; zeros keep them tidy.
-                        codes.fill(0);
-                        for (k, slot) in at.iter_mut().enumerate() {
-                            slot.write((base + k) as u32);
-                        }
+                    for (slot, x) in values.iter_mut().zip(from) {
+                        slot.write(*x);
                     }
-                }
-                for (slot, x) in values.iter_mut().zip(from) {
-                    slot.write(*x);
-                }
-            });
+                },
+            )
+        });
         // SAFETY: the shares split the first `exceptions` spare slots of `at` and `values`
         // among the pieces, each share as long as its piece's exceptions, and every slot of
         // each share was written above.

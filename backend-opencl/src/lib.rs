@@ -40,6 +40,7 @@ mod compact;
 mod context;
 mod device;
 mod fr_ops;
+mod host_pool;
 mod msm;
 mod ntt;
 mod pinned;

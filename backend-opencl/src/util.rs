@@ -18,12 +18,14 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// A parallel copy (a single thread copies far below the DMA's speed). Plain stores:
-/// streaming (non-temporal) ones made the 2^27 partition slower on an H200
-/// (BENCHMARKS.md#partition).
+/// A parallel copy (a single thread copies far below the DMA's speed), on the device's
+/// host pool. Plain stores: streaming (non-temporal) ones made the 2^27 partition slower
+/// on an H200 (BENCHMARKS.md#partition).
 pub(crate) fn copy_words(dst: &mut [u32], src: &[u32]) {
     use rayon::prelude::*;
-    dst.par_chunks_mut(1 << 16)
-        .zip(src.par_chunks(1 << 16))
-        .for_each(|(d, s)| d.copy_from_slice(s));
+    crate::host_pool::install(|| {
+        dst.par_chunks_mut(1 << 16)
+            .zip(src.par_chunks(1 << 16))
+            .for_each(|(d, s)| d.copy_from_slice(s))
+    });
 }

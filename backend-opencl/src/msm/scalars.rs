@@ -83,11 +83,13 @@ const WORDS_PER_TASK: usize = 1 << 14;
 /// x86-64), with the device idle before the MSM starts (BENCHMARKS.md#partition).
 pub(super) fn count_used(density: &Density) -> usize {
     use rayon::prelude::*;
-    density
-        .words()
-        .par_chunks(WORDS_PER_TASK)
-        .map(|c| c.iter().map(|w| w.count_ones() as usize).sum::<usize>())
-        .sum()
+    crate::host_pool::install(|| {
+        density
+            .words()
+            .par_chunks(WORDS_PER_TASK)
+            .map(|c| c.iter().map(|w| w.count_ones() as usize).sum::<usize>())
+            .sum()
+    })
 }
 
 /// The used elements of a density-masked buffer, from the density's words: `before[w]`
@@ -101,35 +103,39 @@ pub(super) struct UsedElements<'a> {
 }
 
 impl<'a> UsedElements<'a> {
-    /// The counts before each word, computed in parallel (see [`count_used`]).
+    /// The counts before each word, computed in parallel on the device's host pool (see
+    /// [`count_used`]).
     pub(super) fn new(density: &'a Density) -> Self {
         use rayon::prelude::*;
         let words = density.words();
-        let sums: Vec<u32> = words
-            .par_chunks(WORDS_PER_TASK)
-            .map(|c| c.iter().map(|w| w.count_ones()).sum())
-            .collect();
-        let mut total = 0u32;
-        let starts: Vec<u32> = sums
-            .iter()
-            .map(|&s| {
-                let start = total;
-                total += s;
-                start
-            })
-            .collect();
-        let mut before = vec![0u32; words.len() + 1];
-        before[..words.len()]
-            .par_chunks_mut(WORDS_PER_TASK)
-            .zip(words.par_chunks(WORDS_PER_TASK))
-            .zip(starts)
-            .for_each(|((out, words), mut running)| {
-                for (o, w) in out.iter_mut().zip(words) {
-                    *o = running;
-                    running += w.count_ones();
-                }
-            });
-        before[words.len()] = total;
+        let before = crate::host_pool::install(|| {
+            let sums: Vec<u32> = words
+                .par_chunks(WORDS_PER_TASK)
+                .map(|c| c.iter().map(|w| w.count_ones()).sum())
+                .collect();
+            let mut total = 0u32;
+            let starts: Vec<u32> = sums
+                .iter()
+                .map(|&s| {
+                    let start = total;
+                    total += s;
+                    start
+                })
+                .collect();
+            let mut before = vec![0u32; words.len() + 1];
+            before[..words.len()]
+                .par_chunks_mut(WORDS_PER_TASK)
+                .zip(words.par_chunks(WORDS_PER_TASK))
+                .zip(starts)
+                .for_each(|((out, words), mut running)| {
+                    for (o, w) in out.iter_mut().zip(words) {
+                        *o = running;
+                        running += w.count_ones();
+                    }
+                });
+            before[words.len()] = total;
+            before
+        });
         UsedElements { density, before }
     }
 
@@ -166,9 +172,10 @@ impl<'a> Source<'a> {
         let (buf, owned) = match scalars {
             MsmScalars::Host(s) => {
                 return Ok(Source::Host(match density {
-                    Some(d) => d.gather(s)?.into(),
+                    // Gathered in parallel on the device's host pool.
+                    Some(d) => crate::host_pool::install(|| d.gather(s))?.into(),
                     None => s.into(),
-                }))
+                }));
             }
             MsmScalars::Buffer(b) => (Held::Borrowed(b), false),
             MsmScalars::Owned(b) => (Held::Owned(b), true),
