@@ -266,7 +266,7 @@ where
     }
     let mut ends = Vec::with_capacity(c2.proofs);
     let mut partition_ends = Vec::with_capacity(c2.proofs * c2.partitions);
-    let mut waiting = Vec::new();
+    let (mut waiting, mut synthesized) = (Vec::new(), Vec::new());
     let (mut streamed, mut per_pass) = (Vec::new(), Vec::new());
     let mut passes: Vec<(Duration, usize, PhaseTimes)> = Vec::new();
     // Each proof's end as it happens, whatever the order: partitions of consecutive proofs
@@ -282,15 +282,19 @@ where
     }
     drop(done_tx);
     // Device busy is measured from the first proof's end (the ramp-up, when every worker
-    // is still synthesizing its first partition, is not steady state), over the whole run
-    // where the proofs all end together.
+    // is still synthesizing its first partition, is not steady state) to the last
+    // partition's, over the whole run where the proofs all end together.
     let mut first_end = None;
     for (end, outcome) in done.iter() {
         let (_, reports) = outcome.map_err(|x| e(&x))?;
         ends.push(end);
         partition_ends.extend(reports.iter().map(|r| r.finished.duration_since(start)));
+        // When each partition's synthesis ended (its start is its latency before its end).
+        synthesized.extend(reports.iter().map(|r| {
+            (r.finished.duration_since(start).saturating_sub(r.latency)) + r.proof.phases.synthesis
+        }));
         if first_end.is_none() {
-            first_end = Some((pipeline.stats(), Instant::now()));
+            first_end = Some((pipeline.stats(), start.elapsed()));
         }
         waiting.extend(reports.iter().map(|r| r.held_host_bytes as f64 / vector));
         streamed.extend(reports.iter().map(|r| r.proof.streamed_bytes as f64));
@@ -310,15 +314,22 @@ where
     drop(pipeline);
 
     let steady = steady_state(&partition_ends, c2.partitions);
-    let since_first = first_end.map(|(from, at)| (from, at.elapsed()));
+    // The window ends at the last partition's end, not after the pipeline's drop; where
+    // the first proof ended with the last pass (no window left), the whole run.
+    let last_end = partition_ends
+        .last()
+        .copied()
+        .unwrap_or_else(|| start.elapsed());
+    let since_first = first_end.map(|(from, at)| (from, last_end.saturating_sub(at)));
     let (from, wall) = match since_first {
         Some((from, wall)) if wall >= Duration::from_secs(1) => (from, wall),
-        _ => (before, start.elapsed()),
+        _ => (before, last_end),
     };
     bar::note(format!(
-        "  {label}: proof ends {} s; partition ends {} s\n",
+        "  {label}: proof ends {} s; partition ends {} s; {}\n",
         seconds(&ends),
-        seconds(&partition_ends)
+        seconds(&partition_ends),
+        backlog_words(&partition_ends, &synthesized)
     ));
     passes.sort_by_key(|p| p.0);
     bar::note(format!("  {label}: passes {}\n", pass_phases(&passes)));
@@ -396,6 +407,27 @@ fn steady_state(ends: &[Duration], per_proof: usize) -> SteadyState {
     SteadyState {
         per_proof,
         partitions: after,
+    }
+}
+
+/// How many of the partitions the steady state counts (those ending after the first end)
+/// were already synthesized at the first end: where most were, the steady state is the
+/// device draining a backlog the ramp built, not the rate synthesis sustains.
+fn backlog_words(ends: &[Duration], synthesized: &[Duration]) -> String {
+    let Some(&first) = ends.first() else {
+        return "no partitions".into();
+    };
+    let counted = ends.iter().filter(|&&e| e > first).count();
+    // Every partition but those of the first pass: the earliest syntheses ended first.
+    let ready = synthesized.iter().filter(|&&s| s <= first).count();
+    let backlog = ready.saturating_sub(ends.len() - counted);
+    let words = format!("{backlog} of the {counted} counted were synthesized by the first end");
+    match counted > 0 && 2 * backlog >= counted {
+        true => format!(
+            "{words}: the steady state is mostly the device draining them, not synthesis's \
+             rate (run more proofs)"
+        ),
+        false => words,
     }
 }
 
@@ -596,5 +628,22 @@ mod tests {
         let (t, n) = steady(&[50.0; 20], 10);
         assert!((t - 25.0).abs() < 1e-9 && n == 0, "{t} {n}");
         assert_eq!(steady(&[], 10), (0.0, 0));
+    }
+
+    #[test]
+    fn a_backlog_the_ramp_built_is_named() {
+        let s = |v: &[f64]| -> Vec<Duration> {
+            v.iter().map(|&x| Duration::from_secs_f64(x)).collect()
+        };
+        let ends = s(&[10.0, 20.0, 30.0, 40.0]);
+        // Synthesis kept pace: only the first partition was ready at the first end.
+        let paced = backlog_words(&ends, &s(&[5.0, 15.0, 25.0, 35.0]));
+        assert!(paced.starts_with("0 of the 3 counted"), "{paced}");
+        assert!(!paced.contains("draining"), "{paced}");
+        // Two of the three counted were ready before the first end.
+        let drained = backlog_words(&ends, &s(&[5.0, 8.0, 9.0, 35.0]));
+        assert!(drained.starts_with("2 of the 3 counted"), "{drained}");
+        assert!(drained.contains("draining"), "{drained}");
+        assert_eq!(backlog_words(&[], &[]), "no partitions");
     }
 }
