@@ -47,11 +47,13 @@ pub struct PipelineConfig {
     /// Most partitions one pass over streamed parameters proves (`None`: the planner's
     /// choice from the device budget).
     pub pass_partitions: Option<usize>,
-    /// Most partitions of a pass whose h the host holds at once where h does not stay on
-    /// the device (`None`: the planner's choice from the host budget, which also caps a
-    /// number given here). `Some(0)`: none: each partition's h MSM runs from the device
-    /// right after its H, h's bases streamed for it alone (no read-back; h's bases go up
-    /// once a partition, not once a group), where the device holds h beside a batch.
+    /// Where a streamed h query's MSM waits for its bases. `Some(0)`: nowhere: each
+    /// partition's h MSM runs from the device right after its H, h's bases streamed for
+    /// it alone (no read-back; h's bases go up once a partition, not once a group), where
+    /// the device holds h beside a batch. `Some(g)`: h read back to the host, g
+    /// partitions' at a time (capped by the host budget). `None`: the planner's choice,
+    /// from the device where that keeps a partition's streamed bytes within
+    /// [`STREAMED_SHARE`](crate::STREAMED_SHARE) of the parameters, else the host's groups.
     pub pass_h_group: Option<usize>,
     /// Scalars per streamed batch of bases (`None`: the planner's choice from the device
     /// budget).

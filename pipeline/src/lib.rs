@@ -36,5 +36,6 @@ pub use gate::{DeviceGate, Priority, Turn};
 pub use pipeline::{Pipeline, PipelineStats};
 pub use planner::{
     HModeChoice, MemoryPlan, PartitionFootprint, PlanInput, ResidencyChoice, MAX_PASS_PARTITIONS,
+    STREAMED_SHARE,
 };
 pub use proof::{PartitionReport, ProofHandle};

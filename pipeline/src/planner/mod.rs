@@ -124,10 +124,12 @@ pub struct PlanInput {
     /// Most partitions a pass over streamed parameters proves at once (`None`: as many
     /// as the device holds, at most [`MAX_PASS_PARTITIONS`] and the workers asked for).
     pub pass_partitions: Option<usize>,
-    /// Most partitions of a pass whose h the host holds at once (`None`: as many as half
-    /// of the host budget left holds; a number given is capped by that too). `Some(0)`:
-    /// none, h's MSM from the device right after each H where the device holds h beside
-    /// a batch of its bases (else the host's groups).
+    /// Most partitions of a pass whose h the host holds at once. `None`: h's MSM from the
+    /// device right after each H where that fits and keeps a partition's streamed bytes
+    /// within [`STREAMED_SHARE`] of the parameters, else as many as half of the host
+    /// budget left holds. `Some(0)`: h's MSM from the device wherever the device holds h
+    /// beside a batch of its bases (else the host's groups). `Some(g)`: the host's groups
+    /// of g, capped by the host budget.
     pub pass_h_group: Option<usize>,
     /// Scalars per streamed batch (`None`: the largest power of two whose pass working
     /// set fits the device left beside the resident queries).
@@ -186,8 +188,8 @@ pub struct MemoryPlan {
     /// Most partitions of a pass whose h the host holds at once, where h does not stay on
     /// the device ([`ProverConfig::pass_h_group`](sluice_groth16::ProverConfig::pass_h_group)):
     /// the host budget's share, which may be fewer than the pass's partitions. 0: none,
-    /// each partition's h MSM runs from the device right after its H (asked for with
-    /// [`PlanInput::pass_h_group`] `Some(0)`, where the device holds h beside a batch).
+    /// each partition's h MSM runs from the device right after its H (see
+    /// [`PlanInput::pass_h_group`]).
     pub pass_h_group: usize,
     /// Scalars per streamed batch (`None` when every query is resident).
     pub stream_batch_len: Option<usize>,
@@ -195,6 +197,14 @@ pub struct MemoryPlan {
 
 /// Most partitions a pass proves at once by default: a 32 GiB PoRep's ten, with room.
 pub const MAX_PASS_PARTITIONS: usize = 16;
+
+/// The most of the parameters' bytes a partition streams, in the steady passes, where the
+/// planner runs h's MSM from the device by default. That mode uploads h's bases for every
+/// partition: faster where the link keeps up with the MSMs (no h read back, no h waiting
+/// on the host), but heavier on the link, which a multi-GPU host's cards share. Where a
+/// pass is too short to share the other queries that far, the host's groups read h's
+/// bases once a group instead.
+pub const STREAMED_SHARE: f64 = 0.25;
 
 /// Smallest streamed batch the planner picks: below it, per-batch overheads dominate.
 const MIN_STREAM_BATCH: usize = 1 << 6;
@@ -328,10 +338,26 @@ impl MemoryPlan {
         // on the host. Its working set is h and a batch's (one partition's scalars).
         let leaves_h_on_device = !matches!(plan_h_on_host(fp, h_mode), Some(true));
         let h_batch = size_chunk(1, device_left.saturating_sub(vector));
-        let h_from_device = input.pass_h_group == Some(0)
-            && !residency.h
-            && leaves_h_on_device
-            && vector + pass_bytes(h_batch, 1) <= device_left;
+        let device_holds_h =
+            !residency.h && leaves_h_on_device && vector + pass_bytes(h_batch, 1) <= device_left;
+        let h_from_device = match input.pass_h_group {
+            Some(0) => device_holds_h,
+            Some(_) => false,
+            None if device_holds_h => {
+                // The steady passes' bytes a partition: h's bases each, the other
+                // streamed queries' shared by as many as fit at h's batch length.
+                let mut shared = k;
+                while shared > 1 && pass_bytes(h_batch, shared) > device_left {
+                    shared -= 1;
+                }
+                let all: u64 = query_bytes.iter().sum();
+                let h_bytes = query_bytes[0];
+                let others = all.saturating_sub(resident + h_bytes);
+                let per_partition = h_bytes + others / shared as u64;
+                per_partition as f64 <= STREAMED_SHARE * all as f64
+            }
+            None => false,
+        };
         // Else, where h's query streams (or H leaves h on the host), the host holds each
         // partition's h, a vector each, for a group of the pass's partitions at a time: at
         // most half of what the host budget leaves beside one worst-case partition, so the

@@ -265,6 +265,8 @@ fn plans_of_2_27_on_an_h100_and_smaller_cards() {
     // Host room for four partitions' h vectors, as the benchmark left it.
     let worst = plan_input.footprint.worst_case_host_bytes();
     plan_input.host_budget = 1000 + worst + 8 * vector;
+    // The host's groups, asked for: h's vectors four at a time.
+    plan_input.pass_h_group = Some(4);
     for (card, k) in [(24, 12), (16, 4)] {
         plan_input.device_budget = gib(card);
         let plan = MemoryPlan::new(&plan_input).unwrap();
@@ -278,25 +280,39 @@ fn plans_of_2_27_on_an_h100_and_smaller_cards() {
             "{card} GiB: {plan:?}"
         );
     }
-    // h's MSM from the device after each H, asked for: no h vector on the host, the
-    // batches sized beside h (2^23 at 16 GiB), then as many partitions as fit.
-    plan_input.pass_h_group = Some(0);
-    for (card, k, batch) in [(24, 12, 1 << 24), (16, 16, 1 << 23)] {
-        plan_input.device_budget = gib(card);
-        let plan = MemoryPlan::new(&plan_input).unwrap();
-        assert_eq!(plan.pass_h_group, 0, "{card} GiB: {plan:?}");
-        assert_eq!(plan.fixed_host_bytes, 1000, "{card} GiB: {plan:?}");
-        assert_eq!(plan.pass_partitions, k, "{card} GiB: {plan:?}");
-        assert_eq!(plan.stream_batch_len, Some(batch), "{card} GiB: {plan:?}");
-        assert!(
-            plan.partition_device_bytes >= vector + batch as u64 * (3 * 192 + 64),
-            "{card} GiB: h beside a batch: {plan:?}"
-        );
-        assert!(
-            plan.partition_device_bytes <= gib(card),
-            "{card} GiB: {plan:?}"
-        );
+    // h's MSM from the device after each H, by default (a partition then streams h's
+    // bases and a twelfth or sixteenth of the rest: under a quarter of the parameters)
+    // and asked for: no h vector on the host, the batches sized beside h (2^23 at
+    // 16 GiB), then as many partitions as fit.
+    for asked in [None, Some(0)] {
+        plan_input.pass_h_group = asked;
+        for (card, k, batch) in [(24, 12, 1 << 24), (16, 16, 1 << 23)] {
+            plan_input.device_budget = gib(card);
+            let plan = MemoryPlan::new(&plan_input).unwrap();
+            let at = format!("{card} GiB, {asked:?}: {plan:?}");
+            assert_eq!(plan.pass_h_group, 0, "{at}");
+            assert_eq!(plan.fixed_host_bytes, 1000, "{at}");
+            assert_eq!(plan.pass_partitions, k, "{at}");
+            assert_eq!(plan.stream_batch_len, Some(batch), "{at}");
+            assert!(
+                plan.partition_device_bytes >= vector + batch as u64 * (3 * 192 + 64),
+                "{at}: h beside a batch"
+            );
+            assert!(plan.partition_device_bytes <= gib(card), "{at}");
+        }
     }
+    // Passes of at most 3 would leave a partition streaming h's bases and a third of the
+    // rest (0.45 of the parameters): by default the host's groups, unless asked.
+    plan_input.pass_partitions = Some(3);
+    plan_input.device_budget = gib(24);
+    for (asked, group) in [(None, 3), (Some(0), 0)] {
+        plan_input.pass_h_group = asked;
+        let plan = MemoryPlan::new(&plan_input).unwrap();
+        assert_eq!(plan.pass_h_group, group, "{asked:?}: {plan:?}");
+        assert_eq!(plan.pass_partitions, 3, "{asked:?}: {plan:?}");
+    }
+    plan_input.pass_partitions = None;
+    plan_input.pass_h_group = None;
     // Where H leaves h on the host (four-step streaming H in 5 GiB), the host's groups.
     plan_input.device_budget = gib(5);
     let plan = MemoryPlan::new(&plan_input).unwrap();
