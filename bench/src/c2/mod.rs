@@ -36,7 +36,9 @@ use sluice_pipeline::{Pipeline, PipelineConfig};
 
 mod partition;
 
-pub(crate) use partition::{OnEveryCore, OnOneThread, Partition};
+#[cfg(feature = "filecoin")]
+pub(crate) use partition::OnEveryCore;
+pub(crate) use partition::{OnOneThread, Partition};
 
 use crate::bar;
 use crate::options::{CircuitKind, Op, Options};

@@ -3,9 +3,9 @@
 
 use rand_core::RngCore;
 use sluice_field::FrCompatible;
-use sluice_groth16::{
-    Circuit, ConstraintMatrices, Fork, Forked, Groth16Error, ProvingAssignment, SynthesisOptions,
-};
+use sluice_groth16::{Circuit, ConstraintMatrices, Groth16Error, ProvingAssignment};
+#[cfg(feature = "filecoin")]
+use sluice_groth16::{Fork, Forked, SynthesisOptions};
 use sluice_pipeline::{Pipeline, PipelineError, ProofHandle};
 
 /// A partition of the c2 job over the scalar `S`.
@@ -45,9 +45,11 @@ impl<S: FrCompatible, C: Circuit<S> + Send + 'static> Partition<S> for OnOneThre
     }
 }
 
-/// A fork, its parts synthesized on every core.
+/// A fork, its parts synthesized on every core (Filecoin's circuits).
+#[cfg(feature = "filecoin")]
 pub(crate) struct OnEveryCore<F>(pub F);
 
+#[cfg(feature = "filecoin")]
 impl<S: FrCompatible, F: Fork<S> + Send + 'static> Partition<S> for OnEveryCore<F> {
     fn synthesize(self) -> Result<ProvingAssignment, Groth16Error> {
         ProvingAssignment::synthesize_forked(self.0, &SynthesisOptions::default())
