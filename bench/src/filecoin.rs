@@ -415,19 +415,13 @@ mod real {
     ) -> Result<Vec<Row>, String> {
         // A setup kept for earlier rows is not the job's: the host gets it back.
         forget_parameters();
-        let count = units(kind, log)?;
-        let e = |e: sluice_filecoin::FilecoinError| e.to_string();
         // Forked, on every core, as sluice-filecoin proves them by default.
         match kind {
             CircuitKind::Porep => crate::c2::on_shape(make, label, log, kind, opts, |seed| {
-                let mut rng = circuit_rng(kind, log, seed);
-                let fork = circuits::porep_fork_with_inputs(count, &mut rng).map_err(e)?;
-                Ok(OnEveryCore(fork.circuit))
+                porep_fork_instance(log, seed).map(|i| OnEveryCore(i.circuit))
             }),
             _ => crate::c2::on_shape(make, label, log, kind, opts, |seed| {
-                let mut rng = circuit_rng(kind, log, seed);
-                let circuit = circuits::post(count, POST_CHALLENGES, &mut rng).map_err(e)?;
-                Ok(OnEveryCore(PostFork(circuit)))
+                post_instance(log, seed).map(|i| OnEveryCore(PostFork(i.circuit)))
             }),
         }
     }
