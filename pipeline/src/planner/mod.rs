@@ -333,9 +333,17 @@ impl MemoryPlan {
             ..*input
         };
         let device_left = budget.saturating_sub(resident);
-        // Asked for (a group of 0): where H leaves h on the device, h's MSM runs from there
-        // right after H, its bases streamed for that partition alone, so no h vector waits
-        // on the host. Its working set is h and a batch's (one partition's scalars).
+        // The most partitions, from `k` down to `floor`, whose pass fits at `chunk`.
+        let fitting = |chunk: usize, floor: usize, mut k: usize| {
+            while k > floor && pass_bytes(chunk, k) > device_left {
+                k -= 1;
+            }
+            k
+        };
+        // By default or asked for (a group of 0): where H leaves h on the device, h's MSM
+        // runs from there right after H, its bases streamed for that partition alone, so no
+        // h vector waits on the host. Its working set is h and a batch's (one partition's
+        // scalars).
         let leaves_h_on_device = !matches!(plan_h_on_host(fp, h_mode), Some(true));
         let h_batch = size_chunk(1, device_left.saturating_sub(vector));
         let device_holds_h =
@@ -346,10 +354,7 @@ impl MemoryPlan {
             None if device_holds_h => {
                 // The steady passes' bytes a partition: h's bases each, the other
                 // streamed queries' shared by as many as fit at h's batch length.
-                let mut shared = k;
-                while shared > 1 && pass_bytes(h_batch, shared) > device_left {
-                    shared -= 1;
-                }
+                let shared = fitting(h_batch, 1, k);
                 let all: u64 = query_bytes.iter().sum();
                 let h_bytes = query_bytes[0];
                 let others = all.saturating_sub(resident + h_bytes);
@@ -389,9 +394,7 @@ impl MemoryPlan {
         }
         // Then as many partitions a pass as fit at that length: each more shares the
         // witness's streamed bases, whose uploads otherwise outlast their MSMs.
-        while k > h_group.max(1) && pass_bytes(chunk, k) > device_left {
-            k -= 1;
-        }
+        k = fitting(chunk, h_group.max(1), k);
         let h_beside = match h_from_device {
             true => vector + pass_bytes(chunk, 1),
             false => 0,
