@@ -1,8 +1,7 @@
 //! The threads the device's host-side work runs on: packing compact vectors, copies into
 //! pinned staging, density counts. The device waits on this work, so it has a rayon pool
 //! of its own: on rayon's global pool it queued behind the pipeline's forked synthesis,
-//! which fills that pool with a task per challenge (a 2^27 PoRep partition's first H
-//! waited there for over a minute on an H100).
+//! which fills that pool with a task per challenge, while the device sat idle.
 
 use std::sync::OnceLock;
 
