@@ -299,7 +299,12 @@ where
             first_end = Some((pipeline.stats(), start.elapsed()));
         }
         waiting.extend(reports.iter().map(|r| r.held_host_bytes as f64 / vector));
-        streamed.extend(reports.iter().map(|r| r.proof.streamed_bytes as f64));
+        streamed.extend(reports.iter().map(|r| {
+            (
+                r.finished.duration_since(start),
+                r.proof.streamed_bytes as f64,
+            )
+        }));
         per_pass.extend(reports.iter().map(|r| r.proof.pass_partitions as f64));
         for r in &reports {
             let end = r.finished.duration_since(start);
@@ -316,6 +321,8 @@ where
     drop(pipeline);
 
     let steady = steady_state(&partition_ends, c2.partitions);
+    let streamed_steady = steady_mean(&streamed, partition_ends.first().copied());
+    let streamed: Vec<f64> = streamed.iter().map(|s| s.1).collect();
     // The window ends at the last partition's end, not after the pipeline's drop; where
     // the first proof ended with the last pass (no window left), the whole run.
     let last_end = partition_ends
@@ -364,6 +371,7 @@ where
         device_budget_bytes: config.device_budget_bytes,
         params_bytes,
         streamed_bytes_per_partition: mean(&streamed),
+        streamed_bytes_per_steady_partition: streamed_steady,
         pass_partitions_mean: mean(&per_pass),
     });
     Ok(row)
@@ -377,6 +385,21 @@ fn gib_bytes(gib: f64) -> u64 {
 /// The mean of `values` (0 for none).
 fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len().max(1) as f64
+}
+
+/// The mean of the values of the partitions the steady state counts (those that ended
+/// after `first_end`), so a column beside the steady time covers the same partitions; the
+/// mean of all where none ended after it.
+fn steady_mean(values: &[(Duration, f64)], first_end: Option<Duration>) -> f64 {
+    let counted: Vec<f64> = values
+        .iter()
+        .filter(|(end, _)| first_end.is_some_and(|first| *end > first))
+        .map(|v| v.1)
+        .collect();
+    match counted.is_empty() {
+        true => mean(&values.iter().map(|v| v.1).collect::<Vec<_>>()),
+        false => mean(&counted),
+    }
 }
 
 /// The steady state of a run: the time per proof of `per_proof` partitions, and the
@@ -556,6 +579,11 @@ mod tests {
         assert_ne!(p.residency, "resident", "{p:?}");
         assert!(p.device_budget_bytes.is_some_and(|b| b <= 400_000), "{p:?}");
         assert!(p.streamed_bytes_per_partition > 0.0, "{p:?}");
+        assert!(p.streamed_bytes_per_steady_partition > 0.0, "{p:?}");
+        assert!(
+            p.streamed_bytes_per_steady_partition < p.params_bytes as f64,
+            "{p:?}"
+        );
         assert!(
             p.streamed_bytes_per_partition < p.params_bytes as f64,
             "{p:?}"
@@ -630,6 +658,21 @@ mod tests {
         let (t, n) = steady(&[50.0; 20], 10);
         assert!((t - 25.0).abs() < 1e-9 && n == 0, "{t} {n}");
         assert_eq!(steady(&[], 10), (0.0, 0));
+    }
+
+    #[test]
+    fn steady_bytes_count_the_partitions_the_steady_time_counts() {
+        let at = |s: f64, v: f64| (Duration::from_secs_f64(s), v);
+        // A ramp pass of one streams everything; the two after it share a pass.
+        let values = [at(10.0, 90.0), at(20.0, 30.0), at(20.0, 20.0)];
+        let first = Some(Duration::from_secs(10));
+        assert_eq!(steady_mean(&values, first), 25.0);
+        // Everything ended at once: no steady partitions, the mean of all.
+        assert_eq!(
+            steady_mean(&values[1..], Some(Duration::from_secs(20))),
+            25.0
+        );
+        assert_eq!(steady_mean(&[], None), 0.0);
     }
 
     #[test]
