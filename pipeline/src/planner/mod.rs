@@ -126,10 +126,10 @@ pub struct PlanInput {
     pub pass_partitions: Option<usize>,
     /// Most partitions of a pass whose h the host holds at once. `None`: h's MSM from the
     /// device right after each H where that fits and keeps a partition's streamed bytes
-    /// within [`STREAMED_SHARE`] of the parameters (at the longest batch that does), else
-    /// as many as half of the host budget left holds. `Some(0)`: h's MSM from the device
-    /// wherever the device holds h beside a batch of its bases (else the host's groups).
-    /// `Some(g)`: the host's groups of g, capped by the host budget.
+    /// within [`STREAMED_SHARE`] of the parameters, else as many as half of the host
+    /// budget left holds. `Some(0)`: h's MSM from the device wherever the device holds h
+    /// beside a batch of its bases (else the host's groups). `Some(g)`: the host's groups
+    /// of g, capped by the host budget.
     pub pass_h_group: Option<usize>,
     /// Scalars per streamed batch (`None`: the largest power of two whose pass working
     /// set fits the device left beside the resident queries).
@@ -202,9 +202,8 @@ pub const MAX_PASS_PARTITIONS: usize = 16;
 /// planner runs h's MSM from the device by default. That mode uploads h's bases for every
 /// partition: faster where the link keeps up with the MSMs (no h read back, no h waiting
 /// on the host), but heavier on the link, which a multi-GPU host's cards share. Where a
-/// pass is too short to share the other queries that far, even at a quarter of the
-/// longest batch (a shorter batch lets more partitions share a pass), the host's groups
-/// read h's bases once a group instead.
+/// pass is too short to share the other queries that far, the host's groups read h's
+/// bases once a group instead.
 pub const STREAMED_SHARE: f64 = 0.25;
 
 /// Smallest streamed batch the planner picks: below it, per-batch overheads dominate.
@@ -349,31 +348,20 @@ impl MemoryPlan {
         let h_batch = size_chunk(1, device_left.saturating_sub(vector));
         let device_holds_h =
             !residency.h && leaves_h_on_device && vector + pass_bytes(h_batch, 1) <= device_left;
-        // The share of the parameters a partition streams in the steady passes with h's
-        // MSM from the device at batch length `c`: h's bases each, the other streamed
-        // queries' shared by as many partitions as fit at `c`.
-        let all: u64 = query_bytes.iter().sum();
-        let steady_share = |c: usize| {
-            let others = all.saturating_sub(resident + query_bytes[0]);
-            (query_bytes[0] + others / fitting(c, 1, k) as u64) as f64 / all.max(1) as f64
-        };
-        // The longest batch, from h's own down to a quarter of it, within STREAMED_SHARE:
-        // a halving doubles the batches of every MSM but lets more partitions share a
-        // pass's uploads. A batch length given is kept.
-        let halvings = match input.stream_batch_len {
-            Some(_) => 0,
-            None => 2,
-        };
-        let within_share = (0..=halvings)
-            .map(|i| h_batch >> i)
-            .filter(|&c| c >= MIN_STREAM_BATCH)
-            .find(|&c| steady_share(c) <= STREAMED_SHARE);
-        // The batch length where h's MSM runs from the device: by default where a batch is
-        // within the share, asked for (a group of 0) wherever the device holds h.
         let h_from_device = match input.pass_h_group {
-            Some(0) => device_holds_h.then(|| within_share.unwrap_or(h_batch)),
-            Some(_) => None,
-            None => within_share.filter(|_| device_holds_h),
+            Some(0) => device_holds_h,
+            Some(_) => false,
+            None if device_holds_h => {
+                // The steady passes' bytes a partition: h's bases each, the other
+                // streamed queries' shared by as many as fit at h's batch length.
+                let shared = fitting(h_batch, 1, k);
+                let all: u64 = query_bytes.iter().sum();
+                let h_bytes = query_bytes[0];
+                let others = all.saturating_sub(resident + h_bytes);
+                let per_partition = h_bytes + others / shared as u64;
+                per_partition as f64 <= STREAMED_SHARE * all as f64
+            }
+            None => false,
         };
         // Else, where h's query streams (or H leaves h on the host), the host holds each
         // partition's h, a vector each, for a group of the pass's partitions at a time: at
@@ -381,8 +369,8 @@ impl MemoryPlan {
         // passes do not starve synthesis.
         let h_on_host = !residency.h || !leaves_h_on_device;
         let (extra_host, h_group) = match (h_from_device, h_on_host) {
-            (Some(_), _) => (0, 0),
-            (None, true) => {
+            (true, _) => (0, 0),
+            (false, true) => {
                 let host_left = input
                     .host_budget
                     .saturating_sub(input.fixed_host_bytes + fp.worst_case_host_bytes());
@@ -392,15 +380,15 @@ impl MemoryPlan {
                 let group = asked.min(k).min(host_k).max(1);
                 (devices_h_bytes(input, group, vector), group)
             }
-            (None, false) => (0, k),
+            (false, false) => (0, k),
         };
         let mut plan = Self::with_resident_bytes(&pass_input, resident, h_mode, extra_host)?;
         // The batches as long as the device left beside the resident queries allows for an
         // h group (beside h, where its MSM runs from the device): the fewer, the fewer MSMs
         // (each pays its bucket sums once), and nothing else is on the device during a
         // pass's MSMs. At least the reserved chunk, which fits.
-        if let Some(batch) = h_from_device {
-            chunk = batch;
+        if h_from_device {
+            chunk = h_batch;
         } else if work <= device_left {
             chunk = chunk.max(size_chunk(h_group, device_left));
         }
@@ -408,8 +396,8 @@ impl MemoryPlan {
         // witness's streamed bases, whose uploads otherwise outlast their MSMs.
         k = fitting(chunk, h_group.max(1), k);
         let h_beside = match h_from_device {
-            Some(_) => vector + pass_bytes(chunk, 1),
-            None => 0,
+            true => vector + pass_bytes(chunk, 1),
+            false => 0,
         };
         let pass_bytes = pass_bytes(chunk, k).max(h_beside);
         if pass_bytes > device_left {
@@ -435,9 +423,9 @@ impl MemoryPlan {
         plan.pass_h_group = h_group.min(k);
         plan.stream_batch_len = Some(chunk);
         let h_where = match (h_from_device, h_on_host) {
-            (Some(_), _) => "h's MSM from the device after each H".to_owned(),
-            (None, true) => format!("h on the host for {h_group} at a time"),
-            (None, false) => "h's MSM resident".to_owned(),
+            (true, _) => "h's MSM from the device after each H".to_owned(),
+            (false, true) => format!("h on the host for {h_group} at a time"),
+            (false, false) => "h's MSM resident".to_owned(),
         };
         log::info!(
             "streamed parameters: {residency} ({resident} of {} device bytes resident), \

@@ -301,41 +301,6 @@ fn plans_of_2_27_on_an_h100_and_smaller_cards() {
             assert!(plan.partition_device_bytes <= gib(card), "{at}");
         }
     }
-    // With half that scratch a base (the H100's passes of 13 at 24 GiB, 5 at 16), 2^24
-    // fits beside h at 16 GiB but passes of 5 there would stream 0.335 of the set a
-    // partition; a halving fits passes of 16 (0.221): both take it.
-    let scratch = plan_input.msm_scratch_bytes;
-    plan_input.msm_scratch_bytes = scratch / 2;
-    for asked in [None, Some(0)] {
-        plan_input.pass_h_group = asked;
-        for (card, k, batch) in [(24, 13, 1 << 24), (16, 16, 1 << 23)] {
-            plan_input.device_budget = gib(card);
-            let plan = MemoryPlan::new(&plan_input).unwrap();
-            let at = format!("{card} GiB, {asked:?}: {plan:?}");
-            assert_eq!(plan.pass_h_group, 0, "{at}");
-            assert_eq!(
-                (plan.pass_partitions, plan.stream_batch_len),
-                (k, Some(batch)),
-                "{at}"
-            );
-        }
-    }
-    // A batch length given is kept: passes of 5 at 16 GiB, so the host's groups by
-    // default, h from the device where asked.
-    plan_input.stream_batch_len = Some(1 << 24);
-    plan_input.device_budget = gib(16);
-    for (asked, group, k) in [(None, 4, 5), (Some(0), 0, 5)] {
-        plan_input.pass_h_group = asked;
-        let plan = MemoryPlan::new(&plan_input).unwrap();
-        let at = format!("{asked:?}: {plan:?}");
-        assert_eq!(
-            (plan.pass_h_group, plan.pass_partitions),
-            (group, k),
-            "{at}"
-        );
-    }
-    plan_input.stream_batch_len = None;
-    plan_input.msm_scratch_bytes = scratch;
     // Passes of at most 3 would leave a partition streaming h's bases and a third of the
     // rest (0.45 of the parameters): by default the host's groups, unless asked.
     plan_input.pass_partitions = Some(3);
