@@ -343,7 +343,9 @@ impl MemoryPlan {
         // By default or asked for (a group of 0): where H leaves h on the device, h's MSM
         // runs from there right after H, its bases streamed for that partition alone, so no
         // h vector waits on the host. Its working set is h and a batch's (one partition's
-        // scalars).
+        // scalars), at the longest batch beside h: a shorter one would fit more partitions
+        // a pass to share the uploads, but doubles every MSM's bucket sums, which costs
+        // more time than the host's groups at the same bytes.
         let leaves_h_on_device = !matches!(plan_h_on_host(fp, h_mode), Some(true));
         let h_batch = size_chunk(1, device_left.saturating_sub(vector));
         let device_holds_h =
