@@ -290,24 +290,17 @@ where
     for (end, outcome) in done.iter() {
         let (_, reports) = outcome.map_err(|x| e(&x))?;
         ends.push(end);
-        partition_ends.extend(reports.iter().map(|r| r.finished.duration_since(start)));
-        // When each partition's synthesis ended (its start is its latency before its end).
-        synthesized.extend(reports.iter().map(|r| {
-            (r.finished.duration_since(start).saturating_sub(r.latency)) + r.proof.phases.synthesis
-        }));
         if first_end.is_none() {
             first_end = Some((pipeline.stats(), start.elapsed()));
         }
-        waiting.extend(reports.iter().map(|r| r.held_host_bytes as f64 / vector));
-        streamed.extend(reports.iter().map(|r| {
-            (
-                r.finished.duration_since(start),
-                r.proof.streamed_bytes as f64,
-            )
-        }));
-        per_pass.extend(reports.iter().map(|r| r.proof.pass_partitions as f64));
         for r in &reports {
             let end = r.finished.duration_since(start);
+            partition_ends.push(end);
+            // When its synthesis ended (its start is its latency before its end).
+            synthesized.push(end.saturating_sub(r.latency) + r.proof.phases.synthesis);
+            waiting.push(r.held_host_bytes as f64 / vector);
+            streamed.push((end, r.proof.streamed_bytes as f64));
+            per_pass.push(r.proof.pass_partitions as f64);
             if !passes.iter().any(|p| p.0 == end) {
                 passes.push((end, r.proof.pass_partitions, r.proof.phases));
             }

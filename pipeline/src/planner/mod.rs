@@ -310,6 +310,7 @@ impl MemoryPlan {
         // they are fitted next to a whole MSM and its vector instead.
         let whole_msm = input.msm_scratch_bytes + vector;
         let query_bytes = input.query_device_bytes;
+        let all: u64 = query_bytes.iter().sum();
         let residency = fixed.unwrap_or_else(|| {
             let next_to_pass = Residency::fitting(query_bytes, budget.saturating_sub(work));
             match next_to_pass.resident_bytes(query_bytes) > 0 && whole_msm > work {
@@ -357,7 +358,6 @@ impl MemoryPlan {
                 // The steady passes' bytes a partition: h's bases each, the other
                 // streamed queries' shared by as many as fit at h's batch length.
                 let shared = fitting(h_batch, 1, k);
-                let all: u64 = query_bytes.iter().sum();
                 let h_bytes = query_bytes[0];
                 let others = all.saturating_sub(resident + h_bytes);
                 let per_partition = h_bytes + others / shared as u64;
@@ -432,7 +432,7 @@ impl MemoryPlan {
         log::info!(
             "streamed parameters: {residency} ({resident} of {} device bytes resident), \
              batches of {chunk} scalars, up to {k} partitions a pass ({h_where}), H {:?}",
-            input.query_device_bytes.iter().sum::<u64>(),
+            all,
             plan.h_mode
         );
         Ok(plan)
