@@ -49,7 +49,7 @@ mod tests {
     use rayon::prelude::*;
 
     /// With every thread of rayon's global pool busy (as forked synthesis keeps them), the
-    /// device's parallel copy still runs: before its pool, it waited for them all.
+    /// device's parallel copy still runs: on the global pool it would wait for them all.
     #[test]
     fn device_copies_run_while_the_global_pool_is_busy() {
         let threads = rayon::current_num_threads();

@@ -96,8 +96,9 @@ impl Pipeline {
     /// [`new`](Self::new) for partitions whose constraint matrices were recorded once
     /// ([`ConstraintMatrices::record`], for the circuit the parameters are for): each
     /// partition's synthesis then computes its witness only and evaluates a and b from the
-    /// matrices ([`SynthesisOptions::matrices`](sluice_groth16::SynthesisOptions::matrices)), about half the host work of a gadget
-    /// circuit's synthesis (BENCHMARKS.md#synthesis). The matrices are held for the
+    /// matrices
+    /// ([`SynthesisOptions::matrices`](sluice_groth16::SynthesisOptions::matrices)),
+    /// about half the host work of a gadget circuit's synthesis (BENCHMARKS.md#synthesis). The matrices are held for the
     /// pipeline's life and planned as fixed host bytes.
     ///
     /// Returns [`PipelineError::Setup`] when the matrices' counts do not fit the
